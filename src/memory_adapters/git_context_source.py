@@ -1,0 +1,111 @@
+"""GitProjectContextSource: active feature files and recent git changes (design C4); never raises."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+from typing import Optional
+
+from memory_core.ports.context_source import ProjectContext
+
+GIT_TIMEOUT_S = 1.5
+MAX_FILES = 20
+MAX_WORDS = 100
+_FEATURE_NUMBER = re.compile(r"^(\d+)-")
+
+
+def _feature_number(meta_path: str) -> int:
+    match = _FEATURE_NUMBER.match(os.path.basename(os.path.dirname(meta_path)))
+    return int(match.group(1)) if match else -1
+
+
+def find_active_feature(project_root: str) -> tuple[Optional[str], dict]:
+    """Return (feature dir, .meta.json data) of the active feature with the highest number."""
+    active: list[tuple[int, str, dict]] = []
+    for meta_path in glob.glob(os.path.join(glob.escape(project_root), "docs", "features", "*", ".meta.json")):
+        try:
+            with open(meta_path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError) as exc:
+            print(f"iflow-memory: skipping {meta_path}: {exc}", file=sys.stderr)
+            continue
+        if isinstance(data, dict) and data.get("status") == "active":
+            active.append((_feature_number(meta_path), meta_path, data))
+    if not active:
+        return None, {}
+    active.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    return os.path.dirname(active[0][1]), active[0][2]
+
+
+def _prose(text: str) -> str:
+    """Non-heading lines of the text before its first `## ` heading, else its first paragraph after it."""
+    head, _, rest = text.partition("\n## ") if not text.startswith("## ") else ("", "", text[3:])
+    prose = " ".join(ln for ln in head.splitlines() if not ln.lstrip().startswith("#"))
+    if prose.strip():
+        return prose
+    body = rest.split("\n", 1)[1] if "\n" in rest else ""
+    for paragraph in re.split(r"\n\s*\n", body):
+        lines = [ln for ln in paragraph.splitlines() if not ln.lstrip().startswith("#")]
+        if " ".join(lines).strip():
+            return " ".join(lines)
+    return ""
+
+
+def first_paragraph(feature_dir: str) -> Optional[str]:
+    """The prose of spec.md (else prd.md) before its first `## ` heading, at most 100 words."""
+    for name in ("spec.md", "prd.md"):
+        path = os.path.join(feature_dir, name)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        words = _prose(text).split()[:MAX_WORDS]
+        return " ".join(words) or None
+    return None
+
+
+def _git_diff(project_root: str, base: str) -> Optional[list[str]]:
+    try:
+        result = subprocess.run(
+            ["git", "-C", project_root, "diff", "--name-only", f"{base}..HEAD"],
+            capture_output=True, text=True, timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if result.returncode != 0:
+        return None
+    return [line for line in result.stdout.splitlines() if line.strip()]
+
+
+def changed_files(project_root: str) -> list[str]:
+    """Files changed in the last 3 commits (else the last 1; none without history)."""
+    for base in ("HEAD~3", "HEAD~1"):
+        files = _git_diff(project_root, base)
+        if files is not None:
+            return files[:MAX_FILES]
+    return []
+
+
+class GitProjectContextSource:
+    """Implements ProjectContextSource from `docs/features/*/.meta.json`, spec.md/prd.md and git."""
+
+    def collect(self, project_root: str) -> ProjectContext:
+        """Gather every signal that is there; failures just leave a signal out."""
+        try:
+            feature_dir, meta = find_active_feature(project_root)
+            slug = meta.get("slug") if isinstance(meta.get("slug"), str) else None
+            phase = meta.get("lastCompletedPhase")
+            return ProjectContext(
+                feature_slug=slug,
+                feature_description=first_paragraph(feature_dir) if feature_dir and slug else None,
+                phase=phase if isinstance(phase, str) else None,
+                changed_files=changed_files(project_root),
+            )
+        except Exception as exc:  # noqa: BLE001 - context is optional; the hook must never fail on it
+            print(f"iflow-memory: context collection failed: {exc}", file=sys.stderr)
+            return ProjectContext()

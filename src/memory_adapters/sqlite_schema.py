@@ -1,0 +1,137 @@
+"""Numbered migrations of the SQLite schema (design C1 and TD8), recorded in `_metadata.schema_version`."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+_STRIP_JSON = "REPLACE(REPLACE(REPLACE(REPLACE({col}, '[\"', ''), '\"]', ''), '\",\"', ' '), '\"', '')"
+
+ENTRIES_TABLE = """
+CREATE TABLE IF NOT EXISTS entries (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    reasoning TEXT,
+    category TEXT NOT NULL CHECK(category IN ('anti-patterns', 'patterns', 'heuristics')),
+    keywords TEXT,
+    "references" TEXT,
+    observation_count INTEGER DEFAULT 1,
+    confidence TEXT DEFAULT 'medium' CHECK(confidence IN ('high', 'medium', 'low')),
+    recall_count INTEGER DEFAULT 0,
+    last_recalled_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    source TEXT NOT NULL CHECK(source IN ('retro', 'session-capture', 'manual', 'import')),
+    source_project TEXT,
+    embedding BLOB
+);
+CREATE TABLE IF NOT EXISTS _metadata (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+FTS_TABLE = """
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
+    name, description, keywords, reasoning,
+    content='entries',
+    content_rowid='rowid'
+);
+"""
+
+
+def _fts_row(prefix: str) -> str:
+    return f"{prefix}.rowid, {prefix}.name, {prefix}.description, {_STRIP_JSON.format(col=prefix + '.keywords')}, {prefix}.reasoning"
+
+
+def _trigger_sql(update_columns: str = "") -> str:
+    of = f" OF {update_columns}" if update_columns else ""
+    insert_new = f"INSERT INTO entries_fts(rowid, name, description, keywords, reasoning) VALUES ({_fts_row('new')});"
+    delete_old = (
+        "INSERT INTO entries_fts(entries_fts, rowid, name, description, keywords, reasoning) "
+        f"VALUES ('delete', {_fts_row('old')});"
+    )
+    return f"""
+CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN {insert_new} END;
+CREATE TRIGGER IF NOT EXISTS entries_ad AFTER DELETE ON entries BEGIN {delete_old} END;
+CREATE TRIGGER IF NOT EXISTS entries_au AFTER UPDATE{of} ON entries BEGIN {delete_old} {insert_new} END;
+"""
+
+
+def run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Execute statements one by one (executescript would commit the open transaction)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            conn.execute(pending)
+            pending = ""
+    if pending.strip():
+        conn.execute(pending)
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+    return row is not None
+
+
+def migration_1_initial_schema(conn: sqlite3.Connection, fts5: bool) -> None:
+    """The spec-001 schema: entries, external-content entries_fts with JSON-stripping triggers, _metadata."""
+    run_script(conn, ENTRIES_TABLE)
+    if fts5:
+        fresh_fts = not _has_table(conn, "entries_fts")
+        run_script(conn, FTS_TABLE)
+        run_script(conn, _trigger_sql())
+        if fresh_fts:
+            # A database written without FTS gets its index built from existing rows.
+            conn.execute("INSERT INTO entries_fts(entries_fts) VALUES ('rebuild')")
+
+
+def migration_2_indexes_and_narrow_update_trigger(conn: sqlite3.Connection, fts5: bool) -> None:
+    """Index category and pending vectors; re-index FTS only when indexed text columns change."""
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_category ON entries(category)")
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_pending ON entries(id) WHERE embedding IS NULL")
+    if fts5 and _has_table(conn, "entries_fts"):
+        conn.execute("DROP TRIGGER IF EXISTS entries_au")
+        run_script(conn, _trigger_sql("name, description, keywords, reasoning"))
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
+    1: migration_1_initial_schema,
+    2: migration_2_indexes_and_narrow_update_trigger,
+}
+LATEST_VERSION = max(MIGRATIONS)
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    """Schema version recorded in `_metadata` (0 for a new or foreign database)."""
+    if not _has_table(conn, "_metadata"):
+        return 0
+    row = conn.execute("SELECT value FROM _metadata WHERE key = 'schema_version'").fetchone()
+    try:
+        return int(row[0]) if row else 0
+    except ValueError:
+        return 0
+
+
+def migrate(conn: sqlite3.Connection, fts5: bool) -> int:
+    """Apply pending migrations in one IMMEDIATE transaction, so concurrent openers run each once."""
+    if current_version(conn) >= LATEST_VERSION:
+        return LATEST_VERSION
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = current_version(conn)
+        for number in sorted(MIGRATIONS):
+            if number > version:
+                MIGRATIONS[number](conn, fts5)
+                conn.execute(
+                    "INSERT INTO _metadata(key, value) VALUES ('schema_version', ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (str(number),),
+                )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return LATEST_VERSION

@@ -1,0 +1,313 @@
+"""SqliteEntryStore: the entry store, FTS5 keyword index and vector storage in one SQLite file."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+from datetime import datetime, timezone
+from typing import Iterable, Optional, Sequence
+
+from pydantic import ValidationError
+
+from memory_core.errors import DatabaseCorrupt, StorageError
+from memory_core.models import Entry, EntryDraft, ImportOutcome, UpsertOutcome
+from memory_adapters.sqlite_schema import migrate
+
+BUSY_TIMEOUT_MS = 5000
+_COLUMNS = (
+    'id, name, description, reasoning, category, keywords, "references", observation_count, confidence, '
+    "recall_count, last_recalled_at, created_at, updated_at, source, source_project, "
+    "embedding IS NOT NULL AS has_embedding"
+)
+_FIELDS = [c.strip().strip('"').split(" AS ")[-1] for c in _COLUMNS.split(",")]
+
+
+def fts5_compiled_in() -> bool:
+    """Probe (in memory) whether this sqlite3 build has FTS5."""
+    probe = sqlite3.connect(":memory:")
+    try:
+        probe.execute("CREATE VIRTUAL TABLE fts5_probe USING fts5(x)")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        probe.close()
+
+
+def to_text(when: datetime) -> str:
+    """Serialise a datetime as ISO 8601 UTC with a trailing Z."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def from_text(text: Optional[str]) -> Optional[datetime]:
+    """Parse ISO 8601 (with Z, an offset or neither: naive means UTC); None when unparseable."""
+    if not text:
+        return None
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def _json_list(text: Optional[str]) -> list[str]:
+    if not text:
+        return []
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+class SqliteEntryStore:
+    """Implements EntryStore, KeywordIndex and EmbeddingStore over one SQLite database file."""
+
+    def __init__(self, path: str, enable_fts5: bool = True) -> None:
+        self.path = path
+        try:
+            parent = os.path.dirname(os.path.abspath(path))
+            os.makedirs(parent, exist_ok=True)
+            self._conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                         check_same_thread=False)
+            self._configure()
+            self._fts5 = enable_fts5 and fts5_compiled_in()
+            migrate(self._conn, self._fts5)
+            self._fts5 = self._fts5 and self._has_fts_table()
+        except sqlite3.DatabaseError as exc:
+            self._close_quietly()
+            if isinstance(exc, sqlite3.OperationalError) and "locked" not in str(exc) and not _looks_corrupt(exc):
+                raise StorageError(f"cannot open {path}: {exc}") from exc
+            raise DatabaseCorrupt(f"{path} is not a usable SQLite database: {exc}") from exc
+        except OSError as exc:
+            raise StorageError(f"cannot open {path}: {exc}") from exc
+        if not self._fts5 and enable_fts5:
+            print("iflow-memory: FTS5 not available, keyword search disabled", file=sys.stderr)
+
+    def _configure(self) -> None:
+        self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA cache_size=-8000")
+
+    def _has_fts_table(self) -> bool:
+        return self._conn.execute("SELECT 1 FROM sqlite_master WHERE name='entries_fts'").fetchone() is not None
+
+    def _close_quietly(self) -> None:
+        try:
+            self._conn.close()
+        except Exception:  # noqa: BLE001 - closing a half-open connection must not mask the real error
+            pass
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
+
+    # -- writes -----------------------------------------------------------------------------
+    def _write(self, sql: str, params: Sequence = ()) -> sqlite3.Cursor:
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = self._conn.execute(sql, params)
+                self._conn.execute("COMMIT")
+                return cursor
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise StorageError(f"write to {self.path} failed: {exc}") from exc
+
+    def upsert(self, draft: EntryDraft, now: datetime) -> UpsertOutcome:
+        """Insert, or reinforce (observation +1) and overwrite the text fields that were given."""
+        given = draft.model_fields_set
+        stamp = to_text(now)
+        sql = f"""
+            INSERT INTO entries (id, name, description, reasoning, category, keywords, "references",
+                observation_count, confidence, recall_count, created_at, updated_at, source, source_project)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET
+                name = excluded.name,
+                description = excluded.description,
+                reasoning = CASE WHEN ? THEN excluded.reasoning ELSE entries.reasoning END,
+                keywords = CASE WHEN ? THEN excluded.keywords ELSE entries.keywords END,
+                "references" = CASE WHEN ? THEN excluded."references" ELSE entries."references" END,
+                confidence = CASE WHEN ? THEN excluded.confidence ELSE entries.confidence END,
+                source_project = COALESCE(entries.source_project, excluded.source_project),
+                observation_count = entries.observation_count + 1,
+                updated_at = excluded.updated_at
+            RETURNING observation_count
+        """
+        params = (
+            draft.entry_id, draft.name, draft.description, draft.reasoning, draft.category,
+            json.dumps(draft.keywords), json.dumps(draft.references), draft.observation_count,
+            draft.confidence, stamp, stamp, draft.source, draft.source_project,
+            bool(draft.reasoning), "keywords" in given and bool(draft.keywords),
+            "references" in given and bool(draft.references), "confidence" in given,
+        )
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                existed = self._conn.execute("SELECT 1 FROM entries WHERE id = ?", (draft.entry_id,)).fetchone()
+                count = self._conn.execute(sql, params).fetchone()[0]
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise StorageError(f"write to {self.path} failed: {exc}") from exc
+        return UpsertOutcome(entry_id=draft.entry_id, created=existed is None, observation_count=count)
+
+    def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
+        """Insert a new imported entry, or raise its counters to the markdown's; never bump otherwise."""
+        entry_id = draft.entry_id
+        stamp = to_text(updated_at or now)
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._conn.execute(
+                    "SELECT observation_count, keywords FROM entries WHERE id = ?", (entry_id,)
+                ).fetchone()
+                status = "unchanged"
+                if row is None:
+                    self._conn.execute(
+                        """INSERT INTO entries (id, name, description, reasoning, category, keywords,
+                           "references", observation_count, confidence, recall_count, created_at, updated_at,
+                           source, source_project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 'import', ?)""",
+                        (entry_id, draft.name, draft.description, draft.reasoning, draft.category,
+                         json.dumps(draft.keywords), json.dumps(draft.references), draft.observation_count,
+                         draft.confidence, to_text(now), stamp, draft.source_project),
+                    )
+                    status = "new"
+                elif draft.observation_count > (row[0] or 0):
+                    self._conn.execute(
+                        "UPDATE entries SET observation_count = ?, confidence = ?, updated_at = ? WHERE id = ?",
+                        (draft.observation_count, draft.confidence, stamp, entry_id),
+                    )
+                    status = "updated"
+                elif draft.keywords and not _json_list(row[1]):
+                    self._conn.execute("UPDATE entries SET keywords = ? WHERE id = ?",
+                                       (json.dumps(draft.keywords), entry_id))
+                    status = "updated"
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise StorageError(f"write to {self.path} failed: {exc}") from exc
+        return ImportOutcome(entry_id=entry_id, status=status)
+
+    def delete(self, entry_id: str) -> bool:
+        """Delete one entry; True when it existed."""
+        return self._write("DELETE FROM entries WHERE id = ?", (entry_id,)).rowcount > 0
+
+    def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
+        """Increment recall_count and set last_recalled_at in one short transaction."""
+        if not entry_ids:
+            return
+        marks = ",".join("?" * len(entry_ids))
+        self._write(
+            f"UPDATE entries SET recall_count = COALESCE(recall_count, 0) + 1, last_recalled_at = ? WHERE id IN ({marks})",
+            (to_text(when), *entry_ids),
+        )
+
+    def set_metadata(self, key: str, value: str) -> None:
+        """Write one `_metadata` value."""
+        self._write(
+            "INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def set_vector(self, entry_id: str, vector: bytes) -> None:
+        """Store the float32 bytes of one entry's embedding."""
+        self._write("UPDATE entries SET embedding = ? WHERE id = ?", (sqlite3.Binary(vector), entry_id))
+
+    # -- reads ------------------------------------------------------------------------------
+    def _read(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            if _looks_corrupt(exc):
+                raise DatabaseCorrupt(f"{self.path} is corrupt: {exc}") from exc
+            raise StorageError(f"read from {self.path} failed: {exc}") from exc
+
+    def _entry(self, row: tuple) -> Optional[Entry]:
+        data = dict(zip(_FIELDS, row))
+        data["keywords"] = _json_list(data["keywords"])
+        data["references"] = _json_list(data["references"])
+        data["reasoning"] = data["reasoning"] or ""
+        data["observation_count"] = data["observation_count"] or 1
+        data["recall_count"] = data["recall_count"] or 0
+        data["confidence"] = data["confidence"] or "medium"
+        for key in ("created_at", "updated_at", "last_recalled_at"):
+            data[key] = from_text(data[key])
+        data["created_at"] = data["created_at"] or data["updated_at"] or datetime.now(timezone.utc)
+        data["updated_at"] = data["updated_at"] or data["created_at"]
+        data["has_embedding"] = bool(data["has_embedding"])
+        try:
+            return Entry.model_validate(data)
+        except ValidationError as exc:
+            print(f"iflow-memory: skipping unreadable entry {data.get('id')}: {exc.errors()[0]['msg']}",
+                  file=sys.stderr)
+            return None
+
+    def get(self, entry_id: str) -> Optional[Entry]:
+        """Return one entry by id, or None."""
+        rows = self._read(f"SELECT {_COLUMNS} FROM entries WHERE id = ?", (entry_id,))
+        return self._entry(rows[0]) if rows else None
+
+    def all_entries(self) -> list[Entry]:
+        """Return every readable entry, without vectors."""
+        entries = (self._entry(row) for row in self._read(f"SELECT {_COLUMNS} FROM entries ORDER BY rowid"))
+        return [e for e in entries if e is not None]
+
+    def count(self) -> int:
+        """Return the number of entries."""
+        return int(self._read("SELECT COUNT(*) FROM entries")[0][0])
+
+    def get_metadata(self, key: str) -> Optional[str]:
+        """Read one `_metadata` value."""
+        rows = self._read("SELECT value FROM _metadata WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def vectors(self) -> Iterable[tuple[str, bytes]]:
+        """Return (id, float32 bytes) for every entry that has an embedding."""
+        return self._read("SELECT id, embedding FROM entries WHERE embedding IS NOT NULL")
+
+    def pending_ids(self, limit: int) -> list[str]:
+        """Return ids of entries still waiting for an embedding."""
+        return [r[0] for r in self._read("SELECT id FROM entries WHERE embedding IS NULL LIMIT ?", (limit,))]
+
+    # -- keyword index ----------------------------------------------------------------------
+    @property
+    def keyword_search_available(self) -> bool:
+        """Whether FTS5 is compiled in and the index exists."""
+        return self._fts5
+
+    def keyword_search(self, match_query: str, limit: int) -> dict[str, float]:
+        """Run FTS5 MATCH and return {id: -bm25} (higher is more relevant)."""
+        if not self._fts5:
+            return {}
+        try:
+            rows = self._conn.execute(
+                "SELECT e.id, bm25(entries_fts) FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid "
+                "WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts) LIMIT ?",
+                (match_query, limit),
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            print(f"iflow-memory: keyword search failed: {exc}", file=sys.stderr)
+            return {}
+        return {entry_id: -score for entry_id, score in rows}
+
+    def integrity_ok(self) -> bool:
+        """Run SQLite's quick_check."""
+        rows = self._read("PRAGMA quick_check")
+        return bool(rows) and rows[0][0] == "ok"
+
+
+def _looks_corrupt(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text or "corrupt" in text or "encrypted" in text

@@ -1,0 +1,1 @@
+"""Apps: the composition root, configuration and the shells (injector, writer, CLI)."""

@@ -1,0 +1,92 @@
+"""`iflow-memory`: the user CLI around the same container as the hook and the writer."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Optional, Sequence
+
+from memory_apps import injector, writer
+
+DESCRIPTION = """Semantic long-term memory for coding agents.
+
+commands:
+  inject   print the memory block for a session start (what the hook runs)
+  write    store one learning from JSON (what the retro skill runs)
+  import   import knowledge-bank markdown into the database (idempotent)"""
+
+EPILOG = """examples:
+  iflow-memory import --project-root ~/src/app
+  iflow-memory inject --project-root ~/src/app --limit 20
+  iflow-memory write --entry-file learning.json
+
+exit status: 0 ok; 1 invalid input; 2 database error (inject always exits 0)."""
+
+
+def _import(args: argparse.Namespace) -> int:
+    """Import markdown entries and print what changed."""
+    from memory_apps.config import load_config
+    from memory_apps.container import build_container, default_global_store
+    from memory_core.errors import StorageError
+
+    global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
+    try:
+        container = build_container(load_config(args.project_root), global_store)
+        report = container.importer().run(args.project_root, global_store)
+    except StorageError as exc:
+        print(f"iflow-memory: database error: {exc}", file=sys.stderr)
+        return 2
+    for problem in report.problems:
+        print(f"iflow-memory: {problem}", file=sys.stderr)
+    print(
+        f"Imported into {os.path.join(global_store, 'memory.db')}: {report.new} new, {report.updated} updated, "
+        f"{report.unchanged} unchanged, {report.skipped} skipped ({report.duplicates} duplicates merged)"
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `iflow-memory` parser with one sub-parser per command."""
+    parser = argparse.ArgumentParser(
+        prog="iflow-memory", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    inject = commands.add_parser("inject", help="print the session-start memory block",
+                                 description="Print the engineering-memory block for a session start.",
+                                 epilog=injector.EPILOG, formatter_class=fmt)
+    injector.add_arguments(inject)
+    inject.set_defaults(handler=injector.inject)
+
+    write = commands.add_parser("write", help="store one learning from JSON",
+                                description="Store one learning in the memory database.",
+                                epilog=writer.EPILOG, formatter_class=fmt)
+    writer.add_arguments(write)
+    write.set_defaults(handler=writer.write)
+
+    imp = commands.add_parser("import", help="import knowledge-bank markdown (idempotent)",
+                              description="Import docs/knowledge-bank/*.md of the project and the global "
+                                          "store's *.md into memory.db. Re-importing changes nothing.",
+                              epilog="example:\n  iflow-memory import --project-root . --global-store ~/.claude/iflow/memory",
+                              formatter_class=fmt)
+    imp.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
+    imp.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
+    imp.set_defaults(handler=_import)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the `iflow-memory` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 1
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Reads `<project>/.claude/iflow-dev.local.md` with the reference `read_local_md_field` semantics."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any, Optional
+
+from pydantic import BaseModel
+
+CONFIG_RELATIVE_PATH = os.path.join(".claude", "iflow-dev.local.md")
+EMBEDDING_PROVIDERS = ("auto", "none", "local", "gemini", "voyage", "openai", "ollama")
+KEYWORD_PROVIDERS = ("auto", "claude", "haiku", "ollama", "local", "off")
+_INT = re.compile(r"^-?[0-9]+$")
+_FLOAT = re.compile(r"^-?[0-9]*\.[0-9]+$")
+# Keys of earlier designs that are read elsewhere or no longer used: known, so never warned about.
+_IGNORED_KEYS = {"memory_relevance_weight"}
+
+
+class MemoryConfig(BaseModel):
+    """Typed settings; field names are the config keys without the `memory_` prefix."""
+
+    semantic_enabled: bool = True
+    injection_enabled: bool = True
+    injection_limit: int = 20
+    vector_weight: float = 0.5
+    keyword_weight: float = 0.2
+    prominence_weight: float = 0.3
+    embedding_provider: str = "auto"
+    embedding_model: str = ""
+    keyword_provider: str = "auto"
+
+
+def coerce(raw: str) -> Any:
+    """Bash-compatible coercion: true/false -> bool, integers -> int, decimals -> float, else str."""
+    if raw in ("true", "false"):
+        return raw == "true"
+    if _INT.match(raw):
+        return int(raw)
+    if _FLOAT.match(raw):
+        return float(raw)
+    return raw
+
+
+def read_field(lines: list[str], key: str) -> Optional[str]:
+    """Value of the first line starting with `key:` anywhere in the file, all spaces removed."""
+    prefix = f"{key}:"
+    for line in lines:
+        if line.startswith(prefix):
+            return line[len(prefix):].rstrip("\r\n").replace(" ", "")
+    return None
+
+
+def _accept(name: str, value: Any, default: Any) -> tuple[bool, Any]:
+    """Check a coerced value against the type and range of its default."""
+    if isinstance(default, bool):
+        return isinstance(value, bool), value
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool), value
+    if isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0
+        return ok, float(value) if ok else value
+    if name == "embedding_provider":
+        return str(value) in EMBEDDING_PROVIDERS, str(value)
+    if name == "keyword_provider":
+        return str(value) in KEYWORD_PROVIDERS, str(value)
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool), str(value)
+
+
+def _warn(path: str, message: str) -> None:
+    print(f"iflow-memory: {path}: {message}", file=sys.stderr)
+
+
+def load_config(project_root: str) -> MemoryConfig:
+    """Parse the config file (missing file: defaults); bad values and unknown keys warn and use defaults."""
+    path = os.path.join(project_root, CONFIG_RELATIVE_PATH)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return MemoryConfig()
+    defaults = MemoryConfig()
+    values: dict[str, Any] = {}
+    for name in MemoryConfig.model_fields:
+        raw = read_field(lines, f"memory_{name}")
+        if raw is None:
+            continue
+        default = getattr(defaults, name)
+        ok, value = _accept(name, coerce(raw), default)
+        if ok:
+            values[name] = value
+        else:
+            _warn(path, f"memory_{name}: invalid value {raw!r}, using default {default!r}")
+    known = {f"memory_{n}" for n in MemoryConfig.model_fields} | _IGNORED_KEYS
+    for line in lines:
+        match = re.match(r"^(memory_[A-Za-z0-9_]+):", line)
+        if match and match.group(1) not in known:
+            _warn(path, f"unknown key {match.group(1)} ignored")
+            known.add(match.group(1))
+    return MemoryConfig(**values)

@@ -1,0 +1,71 @@
+"""The composition root: one dependency-injector container that wires adapters into use cases."""
+
+from __future__ import annotations
+
+import os
+
+from dependency_injector import containers, providers
+
+from memory_adapters.git_context_source import GitProjectContextSource
+from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
+from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_adapters.system_clock import SystemClock
+from memory_apps.config import MemoryConfig
+from memory_core.scoring import Weights
+from memory_core.usecases.importing import ImportKnowledgeBank
+from memory_core.usecases.remember import Remember
+from memory_core.usecases.retrieve import RetrieveAndRank
+
+DEFAULT_GLOBAL_STORE = os.path.join("~", ".claude", "iflow", "memory")
+DB_FILENAME = "memory.db"
+
+
+def default_global_store() -> str:
+    """`~/.claude/iflow/memory`, expanded."""
+    return os.path.expanduser(DEFAULT_GLOBAL_STORE)
+
+
+class Container(containers.DeclarativeContainer):
+    """Builds every collaborator the apps use; tests override providers instead of patching."""
+
+    config = providers.Configuration()
+
+    clock = providers.Singleton(SystemClock)
+    store = providers.Singleton(SqliteEntryStore, path=config.db_path, enable_fts5=config.fts5)
+    knowledge_reader = providers.Singleton(MarkdownKnowledgeBankReader)
+    context_source = providers.Singleton(GitProjectContextSource)
+    embedder = providers.Object(None)
+    vector_index = providers.Object(None)
+    embedder_problem = providers.Object("no embedding provider configured")
+
+    weights = providers.Factory(
+        Weights, vector=config.vector_weight, keyword=config.keyword_weight, prominence=config.prominence_weight
+    )
+    retrieve = providers.Factory(
+        RetrieveAndRank,
+        store=store,
+        clock=clock,
+        weights=weights,
+        keyword_index=store,
+        embedder=embedder,
+        vector_index=vector_index,
+        embedder_problem=embedder_problem,
+    )
+    remember = providers.Factory(Remember, store=store, clock=clock)
+    importer = providers.Factory(ImportKnowledgeBank, reader=knowledge_reader, store=store, clock=clock)
+
+
+def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True) -> Container:
+    """A container configured for one global store and one project's settings."""
+    container = Container()
+    container.config.from_dict(
+        {
+            "db_path": os.path.join(global_store, DB_FILENAME),
+            "fts5": fts5,
+            "vector_weight": settings.vector_weight,
+            "keyword_weight": settings.keyword_weight,
+            "prominence_weight": settings.prominence_weight,
+            "embedding_provider": settings.embedding_provider,
+        }
+    )
+    return container

@@ -1,0 +1,132 @@
+"""The session-start pipelines: semantic (SQLite) with the markdown pipeline as its fallback."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Optional
+
+from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
+from memory_apps.config import MemoryConfig
+from memory_apps.tracking import write_tracking
+from memory_core.context_query import compose_context_query, display_query
+from memory_core.legacy import format_legacy, legacy_select, render_block, tracking_record
+from memory_core.rendering import render_entry
+from memory_core.selection import group_by_category
+from memory_core.usecases.importing import read_sources
+from memory_core.usecases.retrieve import Retrieval
+
+
+@dataclass
+class InjectRequest:
+    """Where to look and how much to inject."""
+
+    project_root: str
+    global_store: str
+    limit: int
+
+
+def project_name(project_root: str) -> str:
+    """The project's name: the base name of its root directory."""
+    return os.path.basename(os.path.abspath(project_root))
+
+
+def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: Optional[str] = None) -> str:
+    """The reference markdown-only injector; with a reason, adds a diagnostic line saying why it ran."""
+    reader = MarkdownKnowledgeBankReader(warn_unknown=False)
+    selected = legacy_select(read_sources(reader, request.project_root, request.global_store), request.limit)
+    if not selected:
+        return ""
+    diagnostic = None
+    if diagnostic_reason:
+        local = sum(1 for e in selected if e.origin == "local")
+        diagnostic = (
+            f"*Memory: {len(selected)} entries ({local} local, {len(selected) - local} global) "
+            f"| semantic: fallback ({diagnostic_reason})*"
+        )
+    write_tracking(request.global_store, tracking_record(selected, project_name(request.project_root), now))
+    return format_legacy(selected, diagnostic)
+
+
+def _signal(name: str, report) -> str:
+    return f"{name}: {report.reason}"
+
+
+def diagnostic_line(result: Retrieval) -> str:
+    """The I10 diagnostic line; `semantic: active` only when vectors were really used."""
+    counts = f"vector={result.vector.matches}, fts5={result.keyword.matches}"
+    if result.pending_embeddings:
+        counts += f", pending_embedding={result.pending_embeddings}"
+    if result.vector.ran:
+        state = f"active ({counts})"
+    else:
+        reasons = [_signal("vector", result.vector)]
+        if not result.keyword.ran:
+            reasons.append(_signal("fts5", result.keyword))
+        state = f"off ({counts}; {'; '.join(reasons)})"
+    return (
+        f"*Memory: {len(result.selected)} entries from {result.total} | semantic: {state} "
+        f'| context: "{display_query(result.context_query)}" | model: {result.model or "none"}*'
+    )
+
+
+def semantic_record(result: Retrieval, project: str, now: datetime) -> dict:
+    """The `.last-injection.json` document for a semantic injection."""
+    entries = [r.entry for r in result.selected]
+    local = sum(1 for e in entries if e.source_project == project)
+    return {
+        "timestamp": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "project": project,
+        "entries_injected": len(entries),
+        "sources": {"local": local, "global": len(entries) - local},
+        "entry_names": [e.name for e in entries],
+    }
+
+
+def semantic_injection(request: InjectRequest, container, context_source) -> str:
+    """Import on first run, retrieve and rank, track recalls, and render the block."""
+    store = container.store()
+    clock = container.clock()
+    if store.count() == 0:
+        report = container.importer().run(request.project_root, request.global_store)
+        if report.total:
+            print(f"iflow-memory: first run imported {report.total} entries", file=sys.stderr)
+    query = compose_context_query(context_source.collect(request.project_root))
+    result = container.retrieve().run(query, request.limit)
+    if not result.selected:
+        return ""
+    now = clock.now()
+    store.record_recall([r.entry.id for r in result.selected], now)
+    write_tracking(request.global_store, semantic_record(result, project_name(request.project_root), now))
+    groups = group_by_category(result.selected, lambda r: r.entry.category)
+    sections = [(c, [render_entry(r.entry) for r in members]) for c, members in groups]
+    return render_block(sections, diagnostic_line(result))
+
+
+def run_injection(request: InjectRequest, settings: MemoryConfig, container_factory) -> str:
+    """Choose the pipeline from the settings; any database failure falls back to markdown."""
+    from memory_adapters.system_clock import SystemClock
+
+    if not settings.injection_enabled or request.limit == 0:
+        return ""
+    if not settings.semantic_enabled:
+        return legacy_injection(request, SystemClock().now())
+    try:
+        container = container_factory()
+        return semantic_injection(request, container, container.context_source())
+    except Exception as exc:  # noqa: BLE001 - the hook must always get a block
+        print(f"iflow-memory: semantic memory unavailable ({type(exc).__name__}: {exc}); "
+              "using the markdown pipeline", file=sys.stderr)
+        return legacy_injection(request, SystemClock().now(), _reason(exc))
+
+
+def _reason(exc: Exception) -> str:
+    from memory_core.errors import DatabaseCorrupt, StorageError
+
+    if isinstance(exc, DatabaseCorrupt):
+        return "database corrupt"
+    if isinstance(exc, StorageError):
+        return "database unavailable"
+    return f"error: {type(exc).__name__}"

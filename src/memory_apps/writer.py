@@ -1,0 +1,127 @@
+"""Retro writer: `python -m memory_apps.writer --action upsert --global-store G --entry-json J|--entry-file F`.
+
+Exit codes: 0 stored, 1 invalid entry (the message names the field), 2 database error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Optional, Sequence
+
+EXIT_OK, EXIT_INVALID, EXIT_DATABASE = 0, 1, 2
+EPILOG = """examples:
+  python -m memory_apps.writer --action upsert --global-store ~/.claude/iflow/memory \\
+      --entry-json '{"name": "Read before parsing", "description": "Read real files before writing a parser.",
+                     "reasoning": "Assumed formats cost 5 review iterations.", "category": "patterns",
+                     "keywords": ["parser", "file-format"], "references": ["src/parser.py"]}'
+  iflow-memory write --entry-file entry.json
+
+entry fields: name, description, category (anti-patterns|patterns|heuristics) are required;
+reasoning, keywords, references, confidence (high|medium|low), source (retro|session-capture|manual|import),
+source_project are optional. The id is the content hash of the description; writing the same
+description again reinforces the entry (observation count +1).
+exit status: 0 stored, 1 invalid entry, 2 database error."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags shared by `python -m memory_apps.writer` and `iflow-memory write`."""
+    parser.add_argument("--action", choices=["upsert"], default="upsert", help="what to do (only: upsert)")
+    parser.add_argument("--global-store", default=None, help="directory holding memory.db (default: ~/.claude/iflow/memory)")
+    parser.add_argument("--project-root", default=os.getcwd(), help="project whose settings apply (default: current)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--entry-json", help="the entry as a JSON object")
+    source.add_argument("--entry-file", help="path to a file holding the entry as a JSON object ('-' = stdin)")
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors exit 1 (invalid input), keeping 2 for database errors."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_INVALID, f"{self.prog}: error: {message}\n")
+
+
+def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
+    """The writer's argument parser."""
+    parser = _Parser(
+        prog=prog, description="Store one learning in the memory database.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_arguments(parser)
+    return parser
+
+
+class InvalidInput(Exception):
+    """The entry could not be read or failed validation."""
+
+
+def read_entry(args: argparse.Namespace) -> dict[str, Any]:
+    """Load the entry JSON from --entry-json or --entry-file."""
+    try:
+        if args.entry_json is not None:
+            text = args.entry_json
+        elif args.entry_file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.entry_file, encoding="utf-8") as handle:
+                text = handle.read()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read entry file {args.entry_file}: {exc.strerror}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"entry is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    if not isinstance(data, dict):
+        raise InvalidInput("entry must be a JSON object")
+    data.setdefault("source", "retro")
+    return data
+
+
+def describe_validation_error(exc: Exception) -> str:
+    """One line per bad field, e.g. `category: Input should be 'anti-patterns', ...`."""
+    lines = []
+    for error in exc.errors():  # type: ignore[attr-defined]
+        where = ".".join(str(p) for p in error["loc"]) or "entry"
+        message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"]
+        lines.append(f"{where}: {message}")
+    return "; ".join(lines)
+
+
+def write(args: argparse.Namespace) -> int:
+    """Validate, upsert and confirm; returns the exit code."""
+    from pydantic import ValidationError
+
+    from memory_apps.config import load_config
+    from memory_apps.container import build_container, default_global_store
+    from memory_core.errors import StorageError
+    from memory_core.models import EntryDraft
+
+    try:
+        draft = EntryDraft.model_validate(read_entry(args))
+    except InvalidInput as exc:
+        print(f"iflow-memory: invalid entry: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except ValidationError as exc:
+        print(f"iflow-memory: invalid entry: {describe_validation_error(exc)}", file=sys.stderr)
+        return EXIT_INVALID
+    global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
+    try:
+        container = build_container(load_config(args.project_root), global_store)
+        stored = container.remember().run(draft)
+    except StorageError as exc:
+        print(f"iflow-memory: database error: {exc}", file=sys.stderr)
+        return EXIT_DATABASE
+    print(f"Stored: {stored.name} (id: {stored.entry_id})")
+    return EXIT_OK
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of `python -m memory_apps.writer`."""
+    return write(build_parser().parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""The error hierarchy every adapter translates its vendor errors into."""
+
+from __future__ import annotations
+
+
+class MemoryCoreError(Exception):
+    """Base of every error iflow-memory raises on purpose."""
+
+
+class InvalidEntry(MemoryCoreError):
+    """An entry failed validation; `field` names the offending field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class StorageError(MemoryCoreError):
+    """The entry store could not be read or written."""
+
+
+class DatabaseCorrupt(StorageError):
+    """The database file exists but is not a usable SQLite database."""
+
+
+class ConfigError(MemoryCoreError):
+    """A configuration value is invalid."""
+
+
+class EmbeddingError(MemoryCoreError):
+    """An embedding provider failed."""
+
+
+class ProviderUnavailable(EmbeddingError):
+    """The provider cannot be used now (not installed, no key, unreachable)."""
+
+
+class RateLimited(EmbeddingError):
+    """The provider answered HTTP 429; stop the batch and keep what was done."""
+
+
+class KeywordGenerationError(MemoryCoreError):
+    """A keyword generation tier failed."""

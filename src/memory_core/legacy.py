@@ -1,0 +1,86 @@
+"""The reference markdown-only injector (spec 002): dedup, sort, select, format, track."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Optional, Sequence
+
+from memory_core.knowledge import KnowledgeEntry
+from memory_core.models import CONFIDENCE_RANK
+from memory_core.selection import balanced_select, group_by_category
+
+SECTION_TITLES = {
+    "anti-patterns": "### Anti-Patterns to Avoid",
+    "heuristics": "### Heuristics",
+    "patterns": "### Patterns to Follow",
+}
+BLOCK_TITLE = "## Engineering Memory (from knowledge bank)"
+
+
+def deduplicate(entries: Sequence[KnowledgeEntry]) -> list[KnowledgeEntry]:
+    """Keep one entry per content hash: the first seen, unless a later one has more observations."""
+    winners: dict[str, KnowledgeEntry] = {}
+    order: list[str] = []
+    for entry in entries:
+        key = entry.entry_id
+        if key not in winners:
+            winners[key] = entry
+            order.append(key)
+        elif entry.observation_count > winners[key].observation_count:
+            winners[key] = entry
+    return [winners[k] for k in order]
+
+
+def _recency(entry: KnowledgeEntry) -> float:
+    # Global entries carry a date; local ones only their position in the file.
+    if entry.last_observed is not None:
+        when = entry.last_observed
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        return when.timestamp()
+    return float(entry.position)
+
+
+def legacy_sort_key(entry: KnowledgeEntry) -> tuple[int, int, float]:
+    """Observation count desc, confidence desc, then most recent first."""
+    return (-entry.observation_count, -CONFIDENCE_RANK[entry.confidence], -_recency(entry))
+
+
+def legacy_select(entries: Sequence[KnowledgeEntry], limit: int) -> list[KnowledgeEntry]:
+    """Min-3 per category when the limit allows, then fill by category priority."""
+    return balanced_select(
+        deduplicate(entries), lambda e: e.category, legacy_sort_key, limit, fill="category-priority"
+    )
+
+
+def render_block(sections: Sequence[tuple[str, Sequence[str]]], diagnostic: Optional[str] = None) -> str:
+    """Render the memory block: title, optional diagnostic line, category sections, `---`."""
+    lines = [BLOCK_TITLE, ""]
+    if diagnostic:
+        lines += [diagnostic, ""]
+    for category, texts in sections:
+        lines.append(SECTION_TITLES[category])
+        lines.append("\n\n".join(texts))
+        lines.append("")
+    lines.append("---")
+    return "\n".join(lines) + "\n"
+
+
+def format_legacy(selected: Sequence[KnowledgeEntry], diagnostic: Optional[str] = None) -> str:
+    """Return the markdown block exactly as the reference injector printed it ('' when empty)."""
+    if not selected:
+        return ""
+    groups = group_by_category(selected, lambda e: e.category)
+    return render_block([(c, [e.raw_text for e in members]) for c, members in groups], diagnostic)
+
+
+def tracking_record(selected: Sequence[KnowledgeEntry], project: str, now: datetime) -> dict:
+    """The `.last-injection.json` document for a legacy injection."""
+    local = sum(1 for e in selected if e.origin == "local")
+    return {
+        "timestamp": now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "project": project,
+        "entries_injected": len(selected),
+        "sources": {"local": local, "global": len(selected) - local},
+        "entry_names": [e.name for e in selected],
+    }

@@ -1,0 +1,114 @@
+"""Pydantic models of the domain: the memory entry and the records built around it."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from memory_core.hashing import content_hash
+
+Category = Literal["anti-patterns", "patterns", "heuristics"]
+Confidence = Literal["high", "medium", "low"]
+Source = Literal["retro", "session-capture", "manual", "import"]
+
+CATEGORIES: tuple[str, ...] = ("anti-patterns", "heuristics", "patterns")
+"""Categories in the order the memory block shows them (anti-patterns first, patterns last)."""
+
+CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
+MAX_KEYWORDS = 10
+
+
+def _clean_string_list(value: object, field: str) -> list[str]:
+    """Accept a list of strings (or a JSON array string) and drop blanks and duplicates."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value) if value.strip().startswith("[") else [value]
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{field} must be a list of strings") from exc
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{field} must be a list of strings")
+    cleaned: list[str] = []
+    for item in value:
+        if not isinstance(item, str):
+            raise ValueError(f"{field} must contain only strings")
+        item = item.strip()
+        if item and item not in cleaned:
+            cleaned.append(item)
+    return cleaned
+
+
+class EntryDraft(BaseModel):
+    """What a writer supplies: an entry before it has an id or timestamps."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    name: str = Field(min_length=1, max_length=300)
+    description: str = Field(min_length=1, max_length=20_000)
+    reasoning: str = ""
+    category: Category
+    keywords: list[str] = Field(default_factory=list)
+    references: list[str] = Field(default_factory=list)
+    confidence: Confidence = "medium"
+    source: Source = "manual"
+    source_project: Optional[str] = None
+    observation_count: int = Field(default=1, ge=1)
+
+    @field_validator("keywords", mode="before")
+    @classmethod
+    def _keywords(cls, value: object) -> list[str]:
+        return [k.lower() for k in _clean_string_list(value, "keywords")][:MAX_KEYWORDS]
+
+    @field_validator("references", mode="before")
+    @classmethod
+    def _references(cls, value: object) -> list[str]:
+        return _clean_string_list(value, "references")
+
+    @field_validator("name", "description")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @property
+    def entry_id(self) -> str:
+        """The content hash this draft will be stored under."""
+        return content_hash(self.description)
+
+
+class Entry(EntryDraft):
+    """A stored memory entry (spec 001 D1), without its embedding vector."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    id: str = Field(pattern=r"^[0-9a-f]{16}$")
+    recall_count: int = Field(default=0, ge=0)
+    last_recalled_at: Optional[datetime] = None
+    created_at: datetime
+    updated_at: datetime
+    has_embedding: bool = False
+
+    @classmethod
+    def from_draft(cls, draft: EntryDraft, now: datetime) -> "Entry":
+        """Build a new entry from a draft, with its content-hash id and timestamps."""
+        return cls(**draft.model_dump(), id=draft.entry_id, created_at=now, updated_at=now)
+
+
+class UpsertOutcome(BaseModel):
+    """What an upsert did: created a row or reinforced an existing one."""
+
+    entry_id: str
+    created: bool
+    observation_count: int
+
+
+class ImportOutcome(BaseModel):
+    """What importing one parsed entry did."""
+
+    entry_id: str
+    status: Literal["new", "updated", "unchanged"]

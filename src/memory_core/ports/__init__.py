@@ -1,0 +1,15 @@
+"""Ports: the small protocols adapters implement, one per file."""
+
+from memory_core.ports.clock import Clock
+from memory_core.ports.context_source import ProjectContext, ProjectContextSource
+from memory_core.ports.embedder import Embedder
+from memory_core.ports.entry_store import EmbeddingStore, EntryStore
+from memory_core.ports.keyword_generator import KeywordGenerator
+from memory_core.ports.keyword_index import KeywordIndex
+from memory_core.ports.knowledge_bank import KnowledgeBankReader
+from memory_core.ports.vector_index import VectorIndex
+
+__all__ = [
+    "Clock", "EmbeddingStore", "Embedder", "EntryStore", "KeywordGenerator", "KeywordIndex",
+    "KnowledgeBankReader", "ProjectContext", "ProjectContextSource", "VectorIndex",
+]

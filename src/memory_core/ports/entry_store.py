@@ -1,0 +1,66 @@
+"""Entry store port (the repository of entries) and its optional embedding capability."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Iterable, Optional, Protocol, Sequence, runtime_checkable
+
+from memory_core.models import Entry, EntryDraft, ImportOutcome, UpsertOutcome
+
+
+@runtime_checkable
+class EntryStore(Protocol):
+    """Persists entries keyed by content hash."""
+
+    def upsert(self, draft: EntryDraft, now: datetime) -> UpsertOutcome:
+        """Insert the entry, or reinforce the existing one (observation count +1)."""
+        ...
+
+    def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
+        """Insert an imported entry or sync its counters; never bumps an unchanged entry."""
+        ...
+
+    def get(self, entry_id: str) -> Optional[Entry]:
+        """Return one entry, or None."""
+        ...
+
+    def all_entries(self) -> list[Entry]:
+        """Return every entry (without vectors)."""
+        ...
+
+    def count(self) -> int:
+        """Return how many entries are stored."""
+        ...
+
+    def delete(self, entry_id: str) -> bool:
+        """Delete one entry; True when it existed."""
+        ...
+
+    def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
+        """Increment recall_count and set last_recalled_at for these entries."""
+        ...
+
+    def get_metadata(self, key: str) -> Optional[str]:
+        """Read a database-level setting from `_metadata`."""
+        ...
+
+    def set_metadata(self, key: str, value: str) -> None:
+        """Write a database-level setting to `_metadata`."""
+        ...
+
+
+@runtime_checkable
+class EmbeddingStore(Protocol):
+    """A store that also keeps one embedding vector per entry."""
+
+    def vectors(self) -> Iterable[tuple[str, bytes]]:
+        """Yield (entry id, float32 little-endian bytes) for every entry with a vector."""
+        ...
+
+    def set_vector(self, entry_id: str, vector: bytes) -> None:
+        """Store the serialised vector of one entry."""
+        ...
+
+    def pending_ids(self, limit: int) -> list[str]:
+        """Return up to `limit` ids of entries that have no vector yet."""
+        ...

@@ -1,0 +1,16 @@
+"""Knowledge-bank reader port: parses the markdown category files of one directory."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from memory_core.knowledge import KnowledgeEntry, Origin
+
+
+@runtime_checkable
+class KnowledgeBankReader(Protocol):
+    """Reads `anti-patterns.md`, `heuristics.md` and `patterns.md` of a directory."""
+
+    def read(self, directory: str, origin: Origin) -> list[KnowledgeEntry]:
+        """Return the entries in file order per category; missing files yield nothing."""
+        ...

@@ -1,0 +1,24 @@
+"""Rendering database entries into the session memory block (design I10)."""
+
+from __future__ import annotations
+
+from memory_core.models import Entry
+
+HEADER_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": ""}
+
+
+def detail_lines(entry: Entry) -> list[str]:
+    """Markdown metadata bullets kept from an imported entry (its reasoning when it is a bullet list)."""
+    lines = [line for line in entry.reasoning.splitlines() if line.strip()]
+    if lines and all(line.startswith("- ") for line in lines):
+        return lines
+    return []
+
+
+def render_entry(entry: Entry) -> str:
+    """Render one entry the way knowledge-bank markdown shows it."""
+    lines = [f"### {HEADER_PREFIX[entry.category]}{entry.name}", entry.description]
+    lines += detail_lines(entry)
+    lines.append(f"- Observation count: {entry.observation_count}")
+    lines.append(f"- Confidence: {entry.confidence}")
+    return "\n".join(lines)

@@ -1,0 +1,80 @@
+"""Prominence and final-score formulas (spec 001 D3, design C5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Mapping
+
+from memory_core.models import Entry
+
+CONFIDENCE_SCORE = {"high": 3 / 3, "medium": 2 / 3, "low": 1 / 3}
+RECENCY_HALF_LIFE_DAYS = 30.0
+RECALL_SATURATION = 10.0
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Relative weight of each ranking signal."""
+
+    vector: float = 0.5
+    keyword: float = 0.2
+    prominence: float = 0.3
+
+
+def recency_decay(updated_at: datetime, now: datetime) -> float:
+    """Hyperbolic decay 1 / (1 + days / 30); a future timestamp counts as today."""
+    days = max((now - updated_at).total_seconds() / 86400.0, 0.0)
+    return 1.0 / (1.0 + days / RECENCY_HALF_LIFE_DAYS)
+
+
+def prominence(entry: Entry, max_observations: int, now: datetime) -> float:
+    """0.3 observations + 0.2 confidence + 0.3 recency + 0.2 recall frequency, in [0, 1]."""
+    observations = entry.observation_count / max(max_observations, 1)
+    recall = min(entry.recall_count / RECALL_SATURATION, 1.0)
+    return (
+        0.3 * min(observations, 1.0)
+        + 0.2 * CONFIDENCE_SCORE[entry.confidence]
+        + 0.3 * recency_decay(entry.updated_at, now)
+        + 0.2 * recall
+    )
+
+
+def normalise(raw: Mapping[str, float]) -> dict[str, float]:
+    """Divide by the maximum (negatives count as 0); identical positive scores all become 1.0."""
+    clipped = {key: max(value, 0.0) for key, value in raw.items()}
+    top = max(clipped.values(), default=0.0)
+    if top <= 0.0:
+        return {key: 0.0 for key in clipped}
+    return {key: value / top for key, value in clipped.items()}
+
+
+def effective_weights(weights: Weights, vector_active: bool, keyword_active: bool) -> Weights:
+    """Zero the weights of inactive signals and redistribute them proportionally to the rest."""
+    vector = weights.vector if vector_active else 0.0
+    keyword = weights.keyword if keyword_active else 0.0
+    total = vector + keyword + weights.prominence
+    if total <= 0.0:
+        return Weights(vector=0.0, keyword=0.0, prominence=1.0)
+    return Weights(vector=vector / total, keyword=keyword / total, prominence=weights.prominence / total)
+
+
+def final_scores(
+    entries: list[Entry],
+    vector_scores: Mapping[str, float],
+    keyword_scores: Mapping[str, float],
+    weights: Weights,
+    now: datetime,
+) -> tuple[dict[str, float], Weights]:
+    """Score every entry; a signal whose best score is 0 gives its weight to the others."""
+    vector = normalise(vector_scores)
+    keyword = normalise(keyword_scores)
+    used = effective_weights(weights, any(vector.values()), any(keyword.values()))
+    max_obs = max((e.observation_count for e in entries), default=1)
+    scores = {
+        e.id: used.vector * vector.get(e.id, 0.0)
+        + used.keyword * keyword.get(e.id, 0.0)
+        + used.prominence * prominence(e, max_obs, now)
+        for e in entries
+    }
+    return scores, used

@@ -1,0 +1,1 @@
+"""Use cases: what the apps ask the domain to do."""

@@ -1,0 +1,124 @@
+"""Retrieve-and-rank: context query -> vector + keyword retrieval -> scores -> balanced selection."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from memory_core.errors import EmbeddingError
+from memory_core.fts_query import sanitise_fts_query
+from memory_core.models import Entry
+from memory_core.ports.clock import Clock
+from memory_core.ports.embedder import Embedder
+from memory_core.ports.entry_store import EntryStore
+from memory_core.ports.keyword_index import KeywordIndex
+from memory_core.ports.vector_index import VectorIndex
+from memory_core.scoring import Weights, final_scores
+from memory_core.selection import balanced_select
+from memory_core.space import EmbeddingSpace, pinned_space
+
+KEYWORD_CANDIDATES = 500
+
+
+@dataclass
+class SignalReport:
+    """Whether one retrieval signal ran, how many entries it matched, and why not if it did not."""
+
+    ran: bool = False
+    matches: int = 0
+    reason: str = ""
+
+
+@dataclass
+class RankedEntry:
+    """An entry with its final score."""
+
+    entry: Entry
+    score: float
+
+
+@dataclass
+class Retrieval:
+    """The outcome of one retrieval: the selection plus what the diagnostic line needs."""
+
+    selected: list[RankedEntry]
+    total: int
+    context_query: Optional[str]
+    vector: SignalReport = field(default_factory=SignalReport)
+    keyword: SignalReport = field(default_factory=SignalReport)
+    weights: Weights = field(default_factory=Weights)
+    pending_embeddings: int = 0
+    model: Optional[str] = None
+
+
+class RetrieveAndRank:
+    """Finds and ranks the entries that matter for a context query."""
+
+    def __init__(
+        self,
+        store: EntryStore,
+        clock: Clock,
+        weights: Weights,
+        keyword_index: Optional[KeywordIndex] = None,
+        embedder: Optional[Embedder] = None,
+        vector_index: Optional[VectorIndex] = None,
+        embedder_problem: str = "no embedding provider configured",
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._weights = weights
+        self._keyword_index = keyword_index
+        self._embedder = embedder
+        self._vector_index = vector_index
+        self._embedder_problem = embedder_problem
+
+    def run(self, context_query: Optional[str], limit: int) -> Retrieval:
+        """Retrieve candidates for the query and return the category-balanced selection."""
+        entries = self._store.all_entries()
+        vector_scores, vector = self._vector_scores(context_query, entries)
+        keyword_scores, keyword = self._keyword_scores(context_query)
+        scores, used = final_scores(entries, vector_scores, keyword_scores, self._weights, self._clock.now())
+        ranked = [RankedEntry(e, scores[e.id]) for e in entries]
+        selected = balanced_select(ranked, lambda r: r.entry.category, lambda r: (-r.score, r.entry.id), limit)
+        pending = sum(1 for e in entries if not e.has_embedding)
+        space = pinned_space(self._store)
+        return Retrieval(
+            selected=selected,
+            total=len(entries),
+            context_query=context_query,
+            vector=vector,
+            keyword=keyword,
+            weights=used,
+            pending_embeddings=pending if space is not None else 0,
+            model=space.model if space is not None and vector.ran else None,
+        )
+
+    def _vector_scores(self, query: Optional[str], entries: list[Entry]) -> tuple[dict[str, float], SignalReport]:
+        if query is None:
+            return {}, SignalReport(reason="no context signals")
+        if self._embedder is None or self._vector_index is None:
+            return {}, SignalReport(reason=self._embedder_problem)
+        space = pinned_space(self._store)
+        mine = EmbeddingSpace.of(self._embedder)
+        if space is None or not any(e.has_embedding for e in entries):
+            return {}, SignalReport(reason="no entry has a vector yet")
+        if space != mine:
+            return {}, SignalReport(reason=f"stored vectors are {space.label}, provider is {mine.label}")
+        try:
+            scores = self._vector_index.similarities(self._embedder.embed_query(query))
+        except EmbeddingError as exc:
+            return {}, SignalReport(reason=f"query embedding failed: {type(exc).__name__}")
+        matches = sum(1 for s in scores.values() if s > 0)
+        return scores, SignalReport(ran=True, matches=matches)
+
+    def _keyword_scores(self, query: Optional[str]) -> tuple[dict[str, float], SignalReport]:
+        if query is None:
+            return {}, SignalReport(reason="no context signals")
+        index = self._keyword_index
+        if index is None or not index.keyword_search_available:
+            return {}, SignalReport(reason="FTS5 unavailable")
+        match = sanitise_fts_query(query)
+        if match is None:
+            return {}, SignalReport(reason="context has no searchable words")
+        scores = index.keyword_search(match, KEYWORD_CANDIDATES)
+        return scores, SignalReport(ran=True, matches=len(scores))
