@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import sys
 from datetime import datetime, timezone
@@ -12,7 +13,7 @@ from typing import Iterable, Optional, Sequence
 from pydantic import ValidationError
 
 from memory_core.errors import DatabaseCorrupt, StorageError
-from memory_core.models import Entry, EntryDraft, ImportOutcome, UpsertOutcome
+from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
 from memory_adapters.sqlite_schema import migrate
 
 BUSY_TIMEOUT_MS = 5000
@@ -236,17 +237,23 @@ class SqliteEntryStore:
 
     def _entry(self, row: tuple) -> Optional[Entry]:
         data = dict(zip(_FIELDS, row))
-        data["keywords"] = _json_list(data["keywords"])
-        data["references"] = _json_list(data["references"])
-        data["reasoning"] = data["reasoning"] or ""
-        data["observation_count"] = data["observation_count"] or 1
-        data["recall_count"] = data["recall_count"] or 0
-        data["confidence"] = data["confidence"] or "medium"
-        for key in ("created_at", "updated_at", "last_recalled_at"):
-            data[key] = from_text(data[key])
-        data["created_at"] = data["created_at"] or data["updated_at"] or datetime.now(timezone.utc)
-        data["updated_at"] = data["updated_at"] or data["created_at"]
-        data["has_embedding"] = bool(data["has_embedding"])
+        created = from_text(data["created_at"])
+        updated = from_text(data["updated_at"])
+        data.update(
+            keywords=_json_list(data["keywords"]),
+            references=_json_list(data["references"]),
+            reasoning=data["reasoning"] or "",
+            observation_count=data["observation_count"] or 1,
+            recall_count=data["recall_count"] or 0,
+            confidence=data["confidence"] or "medium",
+            last_recalled_at=from_text(data["last_recalled_at"]),
+            created_at=created or updated or _EPOCH,
+            updated_at=updated or created or _EPOCH,
+            has_embedding=bool(data["has_embedding"]),
+        )
+        if _trusted(data):
+            # The schema's CHECK constraints already hold; skip re-validating every row on the hot path.
+            return Entry.model_construct(**data)
         try:
             return Entry.model_validate(data)
         except ValidationError as exc:
@@ -263,6 +270,36 @@ class SqliteEntryStore:
         """Return every readable entry, without vectors."""
         entries = (self._entry(row) for row in self._read(f"SELECT {_COLUMNS} FROM entries ORDER BY rowid"))
         return [e for e in entries if e is not None]
+
+    def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
+        """Return the entries with these ids in the given order."""
+        found: dict[str, Entry] = {}
+        for start in range(0, len(entry_ids), 500):
+            chunk = list(entry_ids[start:start + 500])
+            marks = ",".join("?" * len(chunk))
+            for row in self._read(f"SELECT {_COLUMNS} FROM entries WHERE id IN ({marks})", chunk):
+                entry = self._entry(row)
+                if entry is not None:
+                    found[entry.id] = entry
+        return [found[i] for i in entry_ids if i in found]
+
+    def ranking_stats(self) -> list[EntryStats]:
+        """Return id, category and ranking counters of every well-formed entry."""
+        rows = self._read(
+            "SELECT id, category, observation_count, confidence, recall_count, updated_at, created_at, "
+            "embedding IS NOT NULL FROM entries ORDER BY rowid"
+        )
+        stats = []
+        for entry_id, category, obs, confidence, recalls, updated, created, has_vector in rows:
+            if category not in _CATEGORIES or not isinstance(entry_id, str):
+                continue
+            stats.append(EntryStats(
+                id=entry_id, category=category, observation_count=max(obs or 1, 1),
+                confidence=confidence if confidence in _CONFIDENCES else "medium",
+                recall_count=max(recalls or 0, 0), updated_at=from_text(updated) or from_text(created) or _EPOCH,
+                has_embedding=bool(has_vector),
+            ))
+        return stats
 
     def count(self) -> int:
         """Return the number of entries."""
@@ -306,6 +343,26 @@ class SqliteEntryStore:
         """Run SQLite's quick_check."""
         rows = self._read("PRAGMA quick_check")
         return bool(rows) and rows[0][0] == "ok"
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_ID = re.compile(r"^[0-9a-f]{16}$")
+_CATEGORIES = {"anti-patterns", "patterns", "heuristics"}
+_CONFIDENCES = {"high", "medium", "low"}
+_SOURCES = {"retro", "session-capture", "manual", "import"}
+
+
+def _trusted(data: dict) -> bool:
+    """True when a row already satisfies the model (the usual case), so validation can be skipped."""
+    return (
+        isinstance(data["id"], str) and bool(_ID.match(data["id"]))
+        and isinstance(data["name"], str) and bool(data["name"].strip())
+        and isinstance(data["description"], str) and bool(data["description"].strip())
+        and data["category"] in _CATEGORIES and data["confidence"] in _CONFIDENCES
+        and data["source"] in _SOURCES
+        and isinstance(data["observation_count"], int) and data["observation_count"] >= 1
+        and isinstance(data["recall_count"], int) and data["recall_count"] >= 0
+    )
 
 
 def _looks_corrupt(exc: sqlite3.DatabaseError) -> bool:

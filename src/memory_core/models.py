@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Optional
 
@@ -112,3 +113,16 @@ class ImportOutcome(BaseModel):
 
     entry_id: str
     status: Literal["new", "updated", "unchanged"]
+
+
+@dataclass(frozen=True)
+class EntryStats:
+    """The few fields ranking needs, cheap to load for every entry on the hot path."""
+
+    id: str
+    category: str
+    observation_count: int
+    confidence: str
+    recall_count: int
+    updated_at: datetime
+    has_embedding: bool

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Mapping
+from typing import Mapping, Sequence
 
-from memory_core.models import Entry
+from memory_core.models import EntryStats
 
 CONFIDENCE_SCORE = {"high": 3 / 3, "medium": 2 / 3, "low": 1 / 3}
 RECENCY_HALF_LIFE_DAYS = 30.0
@@ -28,7 +28,7 @@ def recency_decay(updated_at: datetime, now: datetime) -> float:
     return 1.0 / (1.0 + days / RECENCY_HALF_LIFE_DAYS)
 
 
-def prominence(entry: Entry, max_observations: int, now: datetime) -> float:
+def prominence(entry: EntryStats, max_observations: int, now: datetime) -> float:
     """0.3 observations + 0.2 confidence + 0.3 recency + 0.2 recall frequency, in [0, 1]."""
     observations = entry.observation_count / max(max_observations, 1)
     recall = min(entry.recall_count / RECALL_SATURATION, 1.0)
@@ -60,7 +60,7 @@ def effective_weights(weights: Weights, vector_active: bool, keyword_active: boo
 
 
 def final_scores(
-    entries: list[Entry],
+    entries: Sequence[EntryStats],
     vector_scores: Mapping[str, float],
     keyword_scores: Mapping[str, float],
     weights: Weights,

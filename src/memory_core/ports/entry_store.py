@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Iterable, Optional, Protocol, Sequence, runtime_checkable
 
-from memory_core.models import Entry, EntryDraft, ImportOutcome, UpsertOutcome
+from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
 
 
 @runtime_checkable
@@ -26,6 +26,14 @@ class EntryStore(Protocol):
 
     def all_entries(self) -> list[Entry]:
         """Return every entry (without vectors)."""
+        ...
+
+    def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
+        """Return the entries with these ids, in the order given (unknown ids are left out)."""
+        ...
+
+    def ranking_stats(self) -> list[EntryStats]:
+        """Return the ranking fields of every entry (the hot path of each session start)."""
         ...
 
     def count(self) -> int:

@@ -7,7 +7,7 @@ from typing import Optional
 
 from memory_core.errors import EmbeddingError
 from memory_core.fts_query import sanitise_fts_query
-from memory_core.models import Entry
+from memory_core.models import Entry, EntryStats
 from memory_core.ports.clock import Clock
 from memory_core.ports.embedder import Embedder
 from memory_core.ports.entry_store import EntryStore
@@ -74,26 +74,27 @@ class RetrieveAndRank:
 
     def run(self, context_query: Optional[str], limit: int) -> Retrieval:
         """Retrieve candidates for the query and return the category-balanced selection."""
-        entries = self._store.all_entries()
-        vector_scores, vector = self._vector_scores(context_query, entries)
+        stats = self._store.ranking_stats()
+        vector_scores, vector = self._vector_scores(context_query, stats)
         keyword_scores, keyword = self._keyword_scores(context_query)
-        scores, used = final_scores(entries, vector_scores, keyword_scores, self._weights, self._clock.now())
-        ranked = [RankedEntry(e, scores[e.id]) for e in entries]
-        selected = balanced_select(ranked, lambda r: r.entry.category, lambda r: (-r.score, r.entry.id), limit)
-        pending = sum(1 for e in entries if not e.has_embedding)
+        scores, used = final_scores(stats, vector_scores, keyword_scores, self._weights, self._clock.now())
+        chosen = balanced_select(stats, lambda s: s.category, lambda s: (-scores[s.id], s.id), limit)
+        entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
+        selected = [RankedEntry(entries[s.id], scores[s.id]) for s in chosen if s.id in entries]
         space = pinned_space(self._store)
+        pending = sum(1 for s in stats if not s.has_embedding) if space is not None else 0
         return Retrieval(
             selected=selected,
-            total=len(entries),
+            total=len(stats),
             context_query=context_query,
             vector=vector,
             keyword=keyword,
             weights=used,
-            pending_embeddings=pending if space is not None else 0,
+            pending_embeddings=pending,
             model=space.model if space is not None and vector.ran else None,
         )
 
-    def _vector_scores(self, query: Optional[str], entries: list[Entry]) -> tuple[dict[str, float], SignalReport]:
+    def _vector_scores(self, query: Optional[str], entries: list[EntryStats]) -> tuple[dict[str, float], SignalReport]:
         if query is None:
             return {}, SignalReport(reason="no context signals")
         if self._embedder is None or self._vector_index is None:

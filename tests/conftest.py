@@ -1,0 +1,76 @@
+"""Shared test setup: no test may open a network connection; fixture paths from ../shared."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SHARED = PROJECT_ROOT.parent / "shared"
+FIXTURES = SHARED / "fixtures"
+
+
+class NetworkBlocked(RuntimeError):
+    """Raised when a test tries to reach the network."""
+
+
+def _is_local(address) -> bool:
+    if isinstance(address, tuple) and address:
+        host = str(address[0])
+        return host in ("127.0.0.1", "::1", "localhost") or host.startswith("127.")
+    return isinstance(address, (str, bytes))  # unix sockets
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch):
+    """Fail loudly on any connection that leaves this machine."""
+    real_connect = socket.socket.connect
+
+    def guarded_connect(self, address):
+        if not _is_local(address):
+            raise NetworkBlocked(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    def guarded_getaddrinfo(host, *args, **kwargs):
+        if host not in (None, "localhost", "127.0.0.1", "::1"):
+            raise NetworkBlocked(f"test tried to resolve {host!r}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    real_getaddrinfo = socket.getaddrinfo
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    yield
+
+
+def shared_fixture(*parts: str) -> Path:
+    """Path to a file under ../shared/fixtures, skipping the test with a reason when it is absent."""
+    path = FIXTURES.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} not present: clone iflow-memory with ../shared beside it to run this test")
+    return path
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    """The ../shared/fixtures directory (skips when absent)."""
+    return shared_fixture()
+
+
+@pytest.fixture
+def isolated_home(tmp_path, monkeypatch) -> Path:
+    """A temporary HOME so nothing touches the developer's ~/.claude."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+def subprocess_env(home: Path) -> dict:
+    """Environment for app subprocesses: temp HOME, no API keys."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["HOME"] = str(home)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env

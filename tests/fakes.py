@@ -1,0 +1,239 @@
+"""Test doubles for every port: in-memory, deterministic, no I/O."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from datetime import datetime, timedelta, timezone
+from typing import Iterable, Optional, Sequence
+
+from memory_core.fts_query import sanitise_fts_query
+from memory_core.knowledge import KnowledgeEntry, Origin
+from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
+from memory_core.ports.context_source import ProjectContext
+
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+
+
+class FakeClock:
+    """A clock that only moves when told to."""
+
+    def __init__(self, start: datetime = T0) -> None:
+        self.current = start
+
+    def now(self) -> datetime:
+        """Return the fake current time."""
+        return self.current
+
+    def advance(self, **delta: float) -> None:
+        """Move time forward."""
+        self.current += timedelta(**delta)
+
+
+class InMemoryEntryStore:
+    """EntryStore + KeywordIndex + EmbeddingStore held in dictionaries."""
+
+    def __init__(self, keyword_search: bool = True) -> None:
+        self.entries: dict[str, Entry] = {}
+        self.metadata: dict[str, str] = {}
+        self.vectors_by_id: dict[str, bytes] = {}
+        self._keyword_search = keyword_search
+
+    def upsert(self, draft: EntryDraft, now: datetime) -> UpsertOutcome:
+        """Insert or reinforce (observation +1), overwriting only given text fields."""
+        existing = self.entries.get(draft.entry_id)
+        if existing is None:
+            entry = Entry.from_draft(draft, now)
+            self.entries[entry.id] = entry
+            return UpsertOutcome(entry_id=entry.id, created=True, observation_count=entry.observation_count)
+        given = draft.model_fields_set
+        update = {"name": draft.name, "description": draft.description, "updated_at": now,
+                  "observation_count": existing.observation_count + 1}
+        if draft.reasoning:
+            update["reasoning"] = draft.reasoning
+        if "keywords" in given and draft.keywords:
+            update["keywords"] = draft.keywords
+        if "references" in given and draft.references:
+            update["references"] = draft.references
+        if "confidence" in given:
+            update["confidence"] = draft.confidence
+        if existing.source_project is None:
+            update["source_project"] = draft.source_project
+        self.entries[existing.id] = existing.model_copy(update=update)
+        return UpsertOutcome(entry_id=existing.id, created=False, observation_count=update["observation_count"])
+
+    def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
+        """Insert new; raise counters when the markdown has more observations; else unchanged."""
+        existing = self.entries.get(draft.entry_id)
+        if existing is None:
+            entry = Entry.from_draft(draft.model_copy(update={"source": "import"}), now)
+            self.entries[entry.id] = entry.model_copy(update={"updated_at": updated_at or now})
+            return ImportOutcome(entry_id=entry.id, status="new")
+        if draft.observation_count > existing.observation_count:
+            self.entries[existing.id] = existing.model_copy(update={
+                "observation_count": draft.observation_count, "confidence": draft.confidence,
+                "updated_at": updated_at or now})
+            return ImportOutcome(entry_id=existing.id, status="updated")
+        if draft.keywords and not existing.keywords:
+            self.entries[existing.id] = existing.model_copy(update={"keywords": draft.keywords})
+            return ImportOutcome(entry_id=existing.id, status="updated")
+        return ImportOutcome(entry_id=existing.id, status="unchanged")
+
+    def get(self, entry_id: str) -> Optional[Entry]:
+        """Return one entry or None."""
+        entry = self.entries.get(entry_id)
+        return entry.model_copy(update={"has_embedding": entry_id in self.vectors_by_id}) if entry else None
+
+    def all_entries(self) -> list[Entry]:
+        """Return every entry."""
+        return [self.get(i) for i in self.entries]  # type: ignore[misc]
+
+    def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
+        """Return entries in the order of the ids given."""
+        return [self.get(i) for i in entry_ids if i in self.entries]  # type: ignore[misc]
+
+    def ranking_stats(self) -> list[EntryStats]:
+        """Return the ranking fields of every entry."""
+        return [
+            EntryStats(id=e.id, category=e.category, observation_count=e.observation_count,
+                       confidence=e.confidence, recall_count=e.recall_count, updated_at=e.updated_at,
+                       has_embedding=e.id in self.vectors_by_id)
+            for e in self.entries.values()
+        ]
+
+    def count(self) -> int:
+        """Return the number of entries."""
+        return len(self.entries)
+
+    def delete(self, entry_id: str) -> bool:
+        """Delete one entry."""
+        self.vectors_by_id.pop(entry_id, None)
+        return self.entries.pop(entry_id, None) is not None
+
+    def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
+        """Count a recall for each id."""
+        for entry_id in entry_ids:
+            entry = self.entries.get(entry_id)
+            if entry:
+                self.entries[entry_id] = entry.model_copy(
+                    update={"recall_count": entry.recall_count + 1, "last_recalled_at": when})
+
+    def get_metadata(self, key: str) -> Optional[str]:
+        """Read metadata."""
+        return self.metadata.get(key)
+
+    def set_metadata(self, key: str, value: str) -> None:
+        """Write metadata."""
+        self.metadata[key] = value
+
+    def vectors(self) -> Iterable[tuple[str, bytes]]:
+        """Return stored vectors."""
+        return list(self.vectors_by_id.items())
+
+    def set_vector(self, entry_id: str, vector: bytes) -> None:
+        """Store one vector."""
+        self.vectors_by_id[entry_id] = vector
+
+    def pending_ids(self, limit: int) -> list[str]:
+        """Ids without a vector."""
+        return [i for i in self.entries if i not in self.vectors_by_id][:limit]
+
+    @property
+    def keyword_search_available(self) -> bool:
+        """Whether keyword search is switched on for this fake."""
+        return self._keyword_search
+
+    def keyword_search(self, match_query: str, limit: int) -> dict[str, float]:
+        """Score = number of query terms found in the entry's text (a crude stand-in for BM25)."""
+        terms = [t for t in match_query.split(" OR ") if t]
+        scores: dict[str, float] = {}
+        for entry in self.entries.values():
+            text = " ".join([entry.name, entry.description, entry.reasoning, " ".join(entry.keywords)]).lower()
+            words = set(re.findall(r"[^\W_]+", text))
+            hits = sum(1 for t in terms if t in words)
+            if hits:
+                scores[entry.id] = float(hits)
+        best = sorted(scores.items(), key=lambda kv: -kv[1])[:limit]
+        return dict(best)
+
+
+class FakeEmbedder:
+    """Deterministic bag-of-words hashing embedder: shared words give positive cosine."""
+
+    def __init__(self, dimensions: int = 64, provider_name: str = "fake", model_name: str = "fake-bow") -> None:
+        self.dimensions = dimensions
+        self.provider_name = provider_name
+        self.model_name = model_name
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def _vector(self, text: str) -> list[float]:
+        vec = [0.0] * self.dimensions
+        for word in re.findall(r"[a-z0-9]+", text.lower()):
+            slot = int(hashlib.sha256(word.encode()).hexdigest(), 16) % self.dimensions
+            vec[slot] += 1.0
+        norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+        return [v / norm for v in vec]
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed documents."""
+        self.calls.append(("documents", list(texts)))
+        return [self._vector(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a query."""
+        self.calls.append(("query", [text]))
+        return self._vector(text)
+
+
+class FakeVectorIndex:
+    """VectorIndex over a store's vectors in pure Python."""
+
+    def __init__(self, store: InMemoryEntryStore, dimensions: int) -> None:
+        self._store = store
+        self._dimensions = dimensions
+
+    def similarities(self, query: Sequence[float]) -> dict[str, float]:
+        """Dot products of the query with every stored vector."""
+        import struct
+
+        out = {}
+        for entry_id, blob in self._store.vectors():
+            if len(blob) != 4 * self._dimensions:
+                continue
+            vec = struct.unpack(f"<{self._dimensions}f", blob)
+            out[entry_id] = sum(a * b for a, b in zip(vec, query))
+        return out
+
+
+class FakeContextSource:
+    """Returns a fixed context."""
+
+    def __init__(self, context: Optional[ProjectContext] = None) -> None:
+        self.context = context or ProjectContext()
+
+    def collect(self, project_root: str) -> ProjectContext:
+        """Return the fixed context."""
+        return self.context
+
+
+class FakeKnowledgeBankReader:
+    """Returns fixed entries per (directory, origin)."""
+
+    def __init__(self, entries: Optional[dict[str, list[KnowledgeEntry]]] = None) -> None:
+        self.entries = entries or {}
+
+    def read(self, directory: str, origin: Origin) -> list[KnowledgeEntry]:
+        """Return the entries registered for this directory (origin re-stamped)."""
+        return [e.model_copy(update={"origin": origin}) for e in self.entries.get(directory, [])]
+
+
+def pack(vector: Sequence[float]) -> bytes:
+    """Little-endian float32 bytes, as the SQLite store keeps them."""
+    import struct
+
+    return struct.pack(f"<{len(vector)}f", *vector)
+
+
+__all__ = ["FakeClock", "FakeContextSource", "FakeEmbedder", "FakeKnowledgeBankReader", "FakeVectorIndex",
+           "InMemoryEntryStore", "T0", "pack", "sanitise_fts_query"]
