@@ -113,7 +113,7 @@ class InMemoryEntryStore:
 
     def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
         """Count a recall for each id."""
-        for entry_id in entry_ids:
+        for entry_id in dict.fromkeys(entry_ids):
             entry = self.entries.get(entry_id)
             if entry:
                 self.entries[entry_id] = entry.model_copy(
@@ -132,8 +132,9 @@ class InMemoryEntryStore:
         return list(self.vectors_by_id.items())
 
     def set_vector(self, entry_id: str, vector: bytes) -> None:
-        """Store one vector."""
-        self.vectors_by_id[entry_id] = vector
+        """Store one vector (ignored for unknown ids, like an UPDATE that matches nothing)."""
+        if entry_id in self.entries:
+            self.vectors_by_id[entry_id] = vector
 
     def pending_ids(self, limit: int) -> list[str]:
         """Ids without a vector."""
@@ -146,6 +147,8 @@ class InMemoryEntryStore:
 
     def keyword_search(self, match_query: str, limit: int) -> dict[str, float]:
         """Score = number of query terms found in the entry's text (a crude stand-in for BM25)."""
+        if not self._keyword_search:
+            return {}
         terms = [t for t in match_query.split(" OR ") if t]
         scores: dict[str, float] = {}
         for entry in self.entries.values():
@@ -202,7 +205,8 @@ class FakeVectorIndex:
             if len(blob) != 4 * self._dimensions:
                 continue
             vec = struct.unpack(f"<{self._dimensions}f", blob)
-            out[entry_id] = sum(a * b for a, b in zip(vec, query))
+            norm = math.sqrt(sum(a * a for a in vec)) * math.sqrt(sum(b * b for b in query))
+            out[entry_id] = sum(a * b for a, b in zip(vec, query)) / norm if norm else 0.0
         return out
 
 

@@ -43,7 +43,9 @@ class NumpyVectorIndex:
         vector = np.asarray(query, dtype=np.float32)
         if vector.shape != (self._dimensions,):
             raise ValueError(f"query has {vector.shape} dims, index has {self._dimensions}")
-        scores = matrix @ vector
+        norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
+        # Stored vectors are normalised on write; dividing again keeps foreign or legacy rows honest.
+        scores = (matrix @ vector) / np.where(norms > 0, norms, 1.0)
         return dict(zip(ids, scores.astype(float).tolist()))
 
 

@@ -97,9 +97,18 @@ def migration_2_indexes_and_narrow_update_trigger(conn: sqlite3.Connection, fts5
         run_script(conn, _trigger_sql("name, description, keywords, reasoning"))
 
 
+def migration_3_staged_vectors(conn: sqlite3.Connection, fts5: bool) -> None:
+    """A side table for re-embedding into a new space before swapping it in (spec TD9)."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS staged_vectors ("
+        "id TEXT PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE, vector BLOB NOT NULL)"
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     1: migration_1_initial_schema,
     2: migration_2_indexes_and_narrow_update_trigger,
+    3: migration_3_staged_vectors,
 }
 LATEST_VERSION = max(MIGRATIONS)
 
@@ -113,6 +122,22 @@ def current_version(conn: sqlite3.Connection) -> int:
         return int(row[0]) if row else 0
     except ValueError:
         return 0
+
+
+def ensure_fts(conn: sqlite3.Connection) -> None:
+    """Create and fill the FTS index if this database was first written without FTS5."""
+    if _has_table(conn, "entries_fts"):
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if not _has_table(conn, "entries_fts"):
+            run_script(conn, FTS_TABLE)
+            run_script(conn, _trigger_sql("name, description, keywords, reasoning"))
+            conn.execute("INSERT INTO entries_fts(entries_fts) VALUES ('rebuild')")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def migrate(conn: sqlite3.Connection, fts5: bool) -> int:

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
-from memory_adapters.sqlite_schema import migrate
+from memory_adapters.sqlite_schema import ensure_fts, migrate
 
 BUSY_TIMEOUT_MS = 5000
 _COLUMNS = (
@@ -55,6 +55,10 @@ def from_text(text: Optional[str]) -> Optional[datetime]:
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
+def _dumps(values: list[str]) -> str:
+    return json.dumps(values, ensure_ascii=False)
+
+
 def _json_list(text: Optional[str]) -> list[str]:
     if not text:
         return []
@@ -78,6 +82,8 @@ class SqliteEntryStore:
             self._configure()
             self._fts5 = enable_fts5 and fts5_compiled_in()
             migrate(self._conn, self._fts5)
+            if self._fts5:
+                ensure_fts(self._conn)
             self._fts5 = self._fts5 and self._has_fts_table()
         except sqlite3.DatabaseError as exc:
             self._close_quietly()
@@ -144,7 +150,7 @@ class SqliteEntryStore:
         """
         params = (
             draft.entry_id, draft.name, draft.description, draft.reasoning, draft.category,
-            json.dumps(draft.keywords), json.dumps(draft.references), draft.observation_count,
+            _dumps(draft.keywords), _dumps(draft.references), draft.observation_count,
             draft.confidence, stamp, stamp, draft.source, draft.source_project,
             bool(draft.reasoning), "keywords" in given and bool(draft.keywords),
             "references" in given and bool(draft.references), "confidence" in given,
@@ -179,7 +185,7 @@ class SqliteEntryStore:
                            "references", observation_count, confidence, recall_count, created_at, updated_at,
                            source, source_project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 'import', ?)""",
                         (entry_id, draft.name, draft.description, draft.reasoning, draft.category,
-                         json.dumps(draft.keywords), json.dumps(draft.references), draft.observation_count,
+                         _dumps(draft.keywords), _dumps(draft.references), draft.observation_count,
                          draft.confidence, to_text(now), stamp, draft.source_project),
                     )
                     status = "new"
@@ -191,7 +197,7 @@ class SqliteEntryStore:
                     status = "updated"
                 elif draft.keywords and not _json_list(row[1]):
                     self._conn.execute("UPDATE entries SET keywords = ? WHERE id = ?",
-                                       (json.dumps(draft.keywords), entry_id))
+                                       (_dumps(draft.keywords), entry_id))
                     status = "updated"
                 self._conn.execute("COMMIT")
             except BaseException:
@@ -318,6 +324,64 @@ class SqliteEntryStore:
         """Return ids of entries still waiting for an embedding."""
         return [r[0] for r in self._read("SELECT id FROM entries WHERE embedding IS NULL LIMIT ?", (limit,))]
 
+    # -- re-embedding (StagingVectorStore) ----------------------------------------------------
+    def start_staging(self, space) -> None:
+        """Drop staged vectors and record the space being built, in one transaction."""
+        self._transaction([
+            ("DELETE FROM staged_vectors", ()),
+            *[(_SET_META, (key, value)) for key, value in _staged_keys(space)],
+        ])
+
+    def unstaged_ids(self, limit: int) -> list[str]:
+        """Ids of entries that have no staged vector yet."""
+        return [r[0] for r in self._read(
+            "SELECT e.id FROM entries e LEFT JOIN staged_vectors s ON s.id = e.id WHERE s.id IS NULL LIMIT ?",
+            (limit,))]
+
+    def set_staged_vector(self, entry_id: str, vector: bytes) -> None:
+        """Store one vector of the space being built."""
+        self._write("INSERT OR REPLACE INTO staged_vectors(id, vector) SELECT id, ? FROM entries WHERE id = ?",
+                    (sqlite3.Binary(vector), entry_id))
+
+    def promote_staged(self, space) -> bool:
+        """Swap the staged set in and pin its space, only if it covers every entry."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                missing = self._conn.execute(
+                    "SELECT COUNT(*) FROM entries e LEFT JOIN staged_vectors s ON s.id = e.id WHERE s.id IS NULL"
+                ).fetchone()[0]
+                if missing:
+                    self._conn.execute("ROLLBACK")
+                    return False
+                self._conn.execute(
+                    "UPDATE entries SET embedding = (SELECT vector FROM staged_vectors s WHERE s.id = entries.id)")
+                self._conn.execute("DELETE FROM staged_vectors")
+                for key, value in (("embedding_provider", space.provider), ("embedding_model", space.model),
+                                   ("embedding_dimensions", str(space.dimensions))):
+                    self._conn.execute(_SET_META, (key, value))
+                self._conn.execute("DELETE FROM _metadata WHERE key LIKE 'staged_embedding_%'")
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise StorageError(f"write to {self.path} failed: {exc}") from exc
+        return True
+
+    def _transaction(self, statements: list[tuple[str, Sequence]]) -> None:
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                for sql, params in statements:
+                    self._conn.execute(sql, params)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise StorageError(f"write to {self.path} failed: {exc}") from exc
+
     # -- keyword index ----------------------------------------------------------------------
     @property
     def keyword_search_available(self) -> bool:
@@ -343,6 +407,15 @@ class SqliteEntryStore:
         """Run SQLite's quick_check."""
         rows = self._read("PRAGMA quick_check")
         return bool(rows) and rows[0][0] == "ok"
+
+
+_SET_META = ("INSERT INTO _metadata(key, value) VALUES (?, ?) "
+             "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+
+
+def _staged_keys(space) -> list[tuple[str, str]]:
+    return [("staged_embedding_provider", space.provider), ("staged_embedding_model", space.model),
+            ("staged_embedding_dimensions", str(space.dimensions))]
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

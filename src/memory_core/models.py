@@ -62,7 +62,8 @@ class EntryDraft(BaseModel):
     @field_validator("keywords", mode="before")
     @classmethod
     def _keywords(cls, value: object) -> list[str]:
-        return [k.lower() for k in _clean_string_list(value, "keywords")][:MAX_KEYWORDS]
+        lowered = [k.lower() for k in _clean_string_list(value, "keywords")]
+        return list(dict.fromkeys(lowered))[:MAX_KEYWORDS]
 
     @field_validator("references", mode="before")
     @classmethod

