@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -26,8 +27,6 @@ def bundled_model_path() -> Optional[Path]:
 
 def local_model_available(model_dir: Optional[str] = None) -> bool:
     """True when onnxruntime, tokenizers and a model file are importable/present (nothing is loaded)."""
-    import importlib.util
-
     if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tokenizers") is None:
         return False
     if model_dir:
@@ -46,42 +45,51 @@ class LocalOnnxEmbedder:
 
     def __init__(self, model_dir: Optional[str] = None, model_name: Optional[str] = None,
                  dimensions: int = DIMENSIONS, threads: int = 1) -> None:
+        if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tokenizers") is None:
+            raise ProviderUnavailable(f"local embedder needs onnxruntime and tokenizers: {INSTALL_HINT}")
+        if model_dir:
+            self._model_path = Path(model_dir) / "model.onnx"
+            tokenizer = Path(model_dir) / "tokenizer.json"
+            self._tokenizer_path = tokenizer if tokenizer.is_file() else BUNDLED_TOKENIZER
+            self.model_name = model_name or str(Path(model_dir).resolve())
+            if not self._model_path.is_file():
+                raise ProviderUnavailable(f"no model.onnx in {model_dir}")
+        else:
+            found = bundled_model_path()
+            if found is None:
+                raise ProviderUnavailable(f"local model package missing: {INSTALL_HINT}")
+            self._model_path, self._tokenizer_path = found, BUNDLED_TOKENIZER
+            self.model_name = model_name or MODEL_NAME
+        self.dimensions = dimensions
+        self._threads = threads
+        self._session = None
+
+    def _load(self) -> None:
+        """Load the model on first use, so a session with no context never pays for it."""
         try:
             import numpy as np
             import onnxruntime
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise ProviderUnavailable(f"local embedder needs onnxruntime and tokenizers: {INSTALL_HINT}") from exc
-        if model_dir:
-            model_path = Path(model_dir) / "model.onnx"
-            tokenizer_path = Path(model_dir) / "tokenizer.json"
-            if not tokenizer_path.is_file():
-                tokenizer_path = BUNDLED_TOKENIZER
-            self.model_name = model_name or Path(model_dir).name
-        else:
-            found = bundled_model_path()
-            if found is None:
-                raise ProviderUnavailable(f"local model package missing: {INSTALL_HINT}")
-            model_path, tokenizer_path = found, BUNDLED_TOKENIZER
-            self.model_name = model_name or MODEL_NAME
-        if not model_path.is_file():
-            raise ProviderUnavailable(f"no model.onnx in {model_dir}")
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
+        options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         try:
-            self._session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
-            self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+            session = onnxruntime.InferenceSession(str(self._model_path), options,
+                                                   providers=["CPUExecutionProvider"])
+            tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
         except Exception as exc:  # noqa: BLE001 - any load failure means the provider is unusable
-            raise ProviderUnavailable(f"cannot load local model {model_path}: {exc}") from exc
-        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        self._np = np
-        self.dimensions = dimensions
+            raise ProviderUnavailable(f"cannot load local model {self._model_path}: {exc}") from exc
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._inputs = {i.name for i in session.get_inputs()}
+        self._np, self._tokenizer, self._session = np, tokenizer, session
 
     def _embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if self._session is None:
+            self._load()
         np = self._np
         encodings = self._tokenizer.encode_batch(list(texts))
         ids = np.array([e.ids for e in encodings], dtype=np.int64)

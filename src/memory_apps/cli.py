@@ -8,13 +8,16 @@ import sys
 from typing import Optional, Sequence
 
 from memory_apps import injector, writer
+from memory_apps.commands_embedding import add_commands
 
 DESCRIPTION = """Semantic long-term memory for coding agents.
 
 commands:
   inject   print the memory block for a session start (what the hook runs)
   write    store one learning from JSON (what the retro skill runs)
-  import   import knowledge-bank markdown into the database (idempotent)"""
+  import   import knowledge-bank markdown into the database (idempotent)
+  embed    embed every entry that has no vector yet (resumable)
+  doctor   check provider, pinned space, pending vectors, FTS5 and numpy"""
 
 EPILOG = """examples:
   iflow-memory import --project-root ~/src/app
@@ -28,12 +31,15 @@ def _import(args: argparse.Namespace) -> int:
     """Import markdown entries and print what changed."""
     from memory_apps.config import load_config
     from memory_apps.container import build_container, default_global_store
+    from memory_apps.embedding_jobs import embed_after_write
     from memory_core.errors import StorageError
 
     global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
     try:
         container = build_container(load_config(args.project_root), global_store)
         report = container.importer().run(args.project_root, global_store)
+        if report.new or report.updated:
+            embed_after_write(container)
     except StorageError as exc:
         print(f"iflow-memory: database error: {exc}", file=sys.stderr)
         return 2
@@ -75,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
     imp.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
     imp.set_defaults(handler=_import)
+    add_commands(commands, fmt)
     return parser
 
 

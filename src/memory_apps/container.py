@@ -11,7 +11,11 @@ from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
 from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_adapters.system_clock import SystemClock
 from memory_apps.config import MemoryConfig
+from memory_apps.keyword_setup import build_keyword_tiers
+from memory_apps.embedding_setup import EmbeddingPlan, build_embedder, plan_embedding
 from memory_core.scoring import Weights
+from memory_core.space import pinned_space
+from memory_core.usecases.embed_pending import EmbedPending
 from memory_core.usecases.importing import ImportKnowledgeBank
 from memory_core.usecases.remember import Remember
 from memory_core.usecases.retrieve import RetrieveAndRank
@@ -34,6 +38,7 @@ class Container(containers.DeclarativeContainer):
     store = providers.Singleton(SqliteEntryStore, path=config.db_path, enable_fts5=config.fts5)
     knowledge_reader = providers.Singleton(MarkdownKnowledgeBankReader)
     context_source = providers.Singleton(GitProjectContextSource)
+    embedder_builder = providers.Object(build_embedder)
     embedder = providers.Object(None)
     vector_index = providers.Object(None)
     embedder_problem = providers.Object("no embedding provider configured")
@@ -51,7 +56,9 @@ class Container(containers.DeclarativeContainer):
         vector_index=vector_index,
         embedder_problem=embedder_problem,
     )
-    remember = providers.Factory(Remember, store=store, clock=clock)
+    keyword_tiers = providers.Singleton(build_keyword_tiers, config.keyword_provider)
+    remember = providers.Factory(Remember, store=store, clock=clock, keywords=keyword_tiers)
+    embed_pending = providers.Factory(EmbedPending, store=store)
     importer = providers.Factory(ImportKnowledgeBank, reader=knowledge_reader, store=store, clock=clock)
 
 
@@ -66,6 +73,30 @@ def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True
             "keyword_weight": settings.keyword_weight,
             "prominence_weight": settings.prominence_weight,
             "embedding_provider": settings.embedding_provider,
+            "embedding_model": settings.embedding_model,
+            "keyword_provider": settings.keyword_provider,
         }
     )
     return container
+
+
+def embedding_plan(container: Container, want_target: bool) -> EmbeddingPlan:
+    """Resolve the configured provider against the space the database is pinned to."""
+    return plan_embedding(
+        container.config.embedding_provider() or "auto",
+        container.config.embedding_model() or "",
+        pinned_space(container.store()),
+        container.embedder_builder(),
+        want_target=want_target,
+    )
+
+
+def retrieval_for(container: Container, plan: EmbeddingPlan) -> RetrieveAndRank:
+    """The retrieve-and-rank use case with the plan's query embedder and a numpy index over its space."""
+    index = None
+    if plan.query is not None:
+        from memory_adapters.numpy_vector_index import NumpyVectorIndex
+
+        index = NumpyVectorIndex(container.store(), plan.query.dimensions)
+    return container.retrieve(embedder=plan.query, vector_index=index,
+                              embedder_problem=plan.problem or "no embedding provider configured")

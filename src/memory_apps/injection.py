@@ -9,7 +9,9 @@ from datetime import datetime
 from typing import Optional
 
 from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
+from memory_apps.background import spawn_embedder
 from memory_apps.config import MemoryConfig
+from memory_apps.container import embedding_plan, retrieval_for
 from memory_apps.tracking import write_tracking
 from memory_core.context_query import compose_context_query, display_query
 from memory_core.legacy import format_legacy, legacy_select, render_block, tracking_record
@@ -85,6 +87,21 @@ def semantic_record(result: Retrieval, project: str, now: datetime) -> dict:
     }
 
 
+INLINE_EMBED_BUDGET_S = 0.8
+
+
+def _embed_some(container, plan, request: InjectRequest) -> None:
+    """Embed what fits in the hook's budget with a local model; leave the rest to a background run."""
+    if plan.query is None or not container.store().pending_ids(1):
+        return
+    if plan.query.provider_name == "local":
+        report = container.embed_pending(embedder=plan.query, allow_reembed=False).run(
+            max_entries=None, deadline_s=INLINE_EMBED_BUDGET_S)
+        if report.remaining == 0:
+            return
+    spawn_embedder(request.project_root, request.global_store)
+
+
 def semantic_injection(request: InjectRequest, container, context_source) -> str:
     """Import on first run, retrieve and rank, track recalls, and render the block."""
     store = container.store()
@@ -93,8 +110,11 @@ def semantic_injection(request: InjectRequest, container, context_source) -> str
         report = container.importer().run(request.project_root, request.global_store)
         if report.total:
             print(f"iflow-memory: first run imported {report.total} entries", file=sys.stderr)
+    plan = embedding_plan(container, want_target=False)
     query = compose_context_query(context_source.collect(request.project_root))
-    result = container.retrieve().run(query, request.limit)
+    if query is not None:
+        _embed_some(container, plan, request)
+    result = retrieval_for(container, plan).run(query, request.limit)
     if not result.selected:
         return ""
     now = clock.now()

@@ -96,6 +96,7 @@ def write(args: argparse.Namespace) -> int:
 
     from memory_apps.config import load_config
     from memory_apps.container import build_container, default_global_store
+    from memory_apps.embedding_jobs import embed_after_write
     from memory_core.errors import StorageError
     from memory_core.models import EntryDraft
 
@@ -111,6 +112,7 @@ def write(args: argparse.Namespace) -> int:
     try:
         container = build_container(load_config(args.project_root), global_store)
         stored = container.remember().run(draft)
+        embed_after_write(container, [stored.entry_id])
     except StorageError as exc:
         print(f"iflow-memory: database error: {exc}", file=sys.stderr)
         return EXIT_DATABASE

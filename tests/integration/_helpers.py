@@ -16,12 +16,19 @@ TIMEOUT_S = 60
 SECTION_HEADERS = ("### Anti-Patterns to Avoid", "### Heuristics", "### Patterns to Follow")
 
 
+def app_env(home: Path) -> dict:
+    """subprocess_env plus no detached background embedder (no stray processes outliving a test)."""
+    env = subprocess_env(home)
+    env["IFLOW_MEMORY_BACKGROUND"] = "0"
+    return env
+
+
 def run_module(module: str, args: Sequence[str], home: Path, cwd: Optional[Path] = None,
                stdin: Optional[str] = None) -> subprocess.CompletedProcess:
     """Run `python -m module args...` with a temp HOME and no API keys; capture text output."""
     return subprocess.run(
         [PYTHON, "-m", module, *map(str, args)],
-        env=subprocess_env(home), cwd=str(cwd) if cwd else None, input=stdin,
+        env=app_env(home), cwd=str(cwd) if cwd else None, input=stdin,
         capture_output=True, text=True, timeout=TIMEOUT_S,
     )
 

@@ -66,11 +66,10 @@ def test_unusable_database_path_falls_back_to_markdown(tmp_path, isolated_home, 
     assert blocker.read_text(encoding="utf-8") == "a regular file\n"
 
 
-@pytest.mark.parametrize("provider", [None, "none", "gemini", "openai"])
+@pytest.mark.parametrize("provider", ["none", "gemini", "openai", "voyage"])
 def test_no_embedding_provider_uses_keywords_and_prominence(tmp_path, isolated_home, v024_project, provider):
     """AC7 (a): without a usable embedding provider (and no API keys) retrieval still works, no errors."""
-    if provider is not None:
-        write_settings(v024_project, embedding_provider=provider)
+    write_settings(v024_project, embedding_provider=provider)
     store = tmp_path / "global-store"
     store.mkdir()
     # Context signals so keyword search has something to match.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -11,9 +12,9 @@ import time
 
 import pytest
 
-from tests.conftest import shared_fixture, subprocess_env
+from tests.conftest import shared_fixture
 from tests.integration._helpers import (
-    copy_bank, db_rows, diagnostic_line, entries_per_section, entry_headers, make_realistic_project,
+    app_env, copy_bank, db_rows, diagnostic_line, entries_per_section, entry_headers, make_realistic_project,
     run_injector, write_settings,
 )
 
@@ -30,6 +31,7 @@ def head_bank():
 
 def test_realistic_project_gets_a_ranked_balanced_block(tmp_path, isolated_home, head_bank):
     project = make_realistic_project(tmp_path / "parser-app", head_bank)
+    write_settings(project, embedding_provider="none")  # no embedding provider: keyword + prominence
     store = tmp_path / "global-store"
     store.mkdir()
 
@@ -61,6 +63,7 @@ def test_realistic_project_gets_a_ranked_balanced_block(tmp_path, isolated_home,
 def test_three_injections_count_three_recalls(tmp_path, isolated_home, head_bank):
     """AC3: after 3 injection cycles every injected entry has recall_count 3 and the latest timestamp."""
     project = make_realistic_project(tmp_path / "parser-app", head_bank)
+    write_settings(project, embedding_provider="none")  # no embedding provider: keyword + prominence
     store = tmp_path / "global-store"
     store.mkdir()
 
@@ -115,7 +118,6 @@ def test_limit_minus_one_injects_every_entry(tmp_path, isolated_home, head_bank,
     assert tracking["entries_injected"] == HEAD_ENTRIES
 
 
-
 def _count_or_zero(db) -> int:
     try:
         return db_rows(db, "SELECT COUNT(*) FROM entries")[0][0]
@@ -123,55 +125,55 @@ def _count_or_zero(db) -> int:
         return 0
 
 
-def _hold_lock_mid_import(process, db):
-    """Wait until `process` has committed part of its first-run import, then take the write lock.
+def _pause_mid_import(process, db) -> bool:
+    """Wait until `process` has committed part of its first-run import, then stop it (SIGSTOP).
 
-    Returns the locking connection (BEGIN IMMEDIATE held), or None when no half-done import was seen.
+    Returns False when no half-done import was ever observable (the process finished first).
     """
     deadline = time.monotonic() + 30
     while process.poll() is None and time.monotonic() < deadline:
         if 0 < _count_or_zero(db) < HEAD_ENTRIES:
-            lock = sqlite3.connect(db, timeout=10, isolation_level=None)
-            lock.execute("BEGIN IMMEDIATE")
-            return lock
-        time.sleep(0.001)
-    return None
+            process.send_signal(signal.SIGSTOP)
+            return True
+        time.sleep(0.0005)
+    return False
+
+
+def _start_injector(project, store, home):
+    return subprocess.Popen(
+        [sys.executable, "-m", "memory_apps.injector", "--project-root", str(project), "--limit", "20",
+         "--global-store", str(store)],
+        env=app_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def test_session_starting_during_the_first_import_sees_every_entry(tmp_path, isolated_home, head_bank):
     """A session that starts while another one runs the first-run import must not rank a half-imported store.
 
     Session A starts on a fresh store and imports the knowledge bank. As soon as part of it is committed,
-    the test holds the write lock for a moment (as a slow disk or a busy writer would), and session B
-    starts. B must still inject from all 265 entries, balanced over the three categories.
+    A is paused (as a slow disk or a busy machine would) and session B starts. B must still inject from
+    all 265 entries, balanced over the three categories.
     """
     project = tmp_path / "proj"
     project.mkdir()
     copy_bank(head_bank, project)
+    write_settings(project, embedding_provider="none")
     store = tmp_path / "global-store"
     store.mkdir()
     db = store / "memory.db"
-    args = [sys.executable, "-m", "memory_apps.injector", "--project-root", str(project),
-            "--limit", "20", "--global-store", str(store)]
 
-    def start():
-        return subprocess.Popen(args, env=subprocess_env(isolated_home), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-
-    session_a = start()
-    lock = _hold_lock_mid_import(session_a, db)
+    session_a = _start_injector(project, store, isolated_home)
     session_b = None
+    paused = _pause_mid_import(session_a, db)
     try:
-        if lock is not None and 0 < _count_or_zero(db) < HEAD_ENTRIES:
-            session_b = start()
+        if paused:
+            session_b = _start_injector(project, store, isolated_home)
             try:
-                session_b.wait(timeout=2.0)  # B reads, ranks, then waits for the lock to record recalls
+                session_b.wait(timeout=3.0)
             except subprocess.TimeoutExpired:
-                pass
+                pass  # B may wait for a write lock A holds; it gets it once A resumes
     finally:
-        if lock is not None:
-            lock.execute("ROLLBACK")
-            lock.close()
+        if paused:
+            session_a.send_signal(signal.SIGCONT)
     out_a, err_a = session_a.communicate(timeout=60)
     assert session_a.returncode == 0, err_a
     assert f"from {HEAD_ENTRIES}" in diagnostic_line(out_a)
@@ -193,24 +195,18 @@ def test_an_interrupted_first_import_is_completed_later(tmp_path, isolated_home,
     project = tmp_path / "proj"
     project.mkdir()
     copy_bank(head_bank, project)
+    write_settings(project, embedding_provider="none")
     store = tmp_path / "global-store"
     store.mkdir()
     db = store / "memory.db"
-    first = subprocess.Popen(
-        [sys.executable, "-m", "memory_apps.injector", "--project-root", str(project), "--limit", "20",
-         "--global-store", str(store)],
-        env=subprocess_env(isolated_home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lock = _hold_lock_mid_import(first, db)
-    try:
-        partial = _count_or_zero(db)
-        first.kill()  # the hook's timeout
-        first.communicate(timeout=60)
-    finally:
-        if lock is not None:
-            lock.execute("ROLLBACK")
-            lock.close()
-    if lock is None:
+
+    first = _start_injector(project, store, isolated_home)
+    paused = _pause_mid_import(first, db)
+    first.kill()  # the hook's timeout
+    first.communicate(timeout=60)
+    if not paused:
         return  # the import was never observable half-done, so a kill could not leave it half-done
+    partial = _count_or_zero(db)
     assert 0 < partial < HEAD_ENTRIES
 
     result = run_injector(project, store, isolated_home, limit=20)

@@ -17,7 +17,7 @@ ENTRY = {
     "description": "Read real files before writing a parser for their format.",
     "reasoning": "Assumed formats cost 5 review iterations.",
     "category": "patterns",
-    "keywords": ["parser", "file-format", "round-trip"],
+    "keywords": ["parser", "file-format", "review-iterations"],  # grounded in the text
     "references": ["src/parser.py"],
     "confidence": "high",
 }

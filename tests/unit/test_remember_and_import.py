@@ -37,18 +37,6 @@ def test_remember_stores_only_valid_keywords():
     assert store.get(result.entry_id).keywords == ["parser-error", "fts5"]
 
 
-def test_remember_keeps_entry_when_embedding_fails():
-    store, asked = InMemoryEntryStore(), []
-
-    def embed_new(ids):
-        asked.append(ids)
-        raise ProviderUnavailable("no key")
-
-    result = Remember(store, FakeClock(), embed_new=embed_new).run(draft())
-    assert asked == [[result.entry_id]]
-    assert store.get(result.entry_id) is not None
-
-
 def ke(name, desc, category="patterns", obs=1):
     return KnowledgeEntry(name=name, category=category, description=desc, raw_text=f"### {name}\n{desc}",
                           observation_count=obs)

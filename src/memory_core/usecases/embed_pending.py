@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from memory_core.embedding import document_text, vector_bytes
 from memory_core.errors import EmbeddingError, RateLimited
@@ -39,10 +39,12 @@ class EmbedPending:
         self._store = store
         self._embedder = embedder
         self._allow_reembed = allow_reembed
+        self._first: list[str] = []
 
     def run(self, max_entries: Optional[int] = BATCH_SIZE, deadline_s: Optional[float] = None,
-            progress: Optional[Callable[[int, int], None]] = None) -> EmbedReport:
-        """Embed up to `max_entries` (None = all) before `deadline_s` seconds have passed."""
+            progress: Optional[Callable[[int, int], None]] = None, first: Sequence[str] = ()) -> EmbedReport:
+        """Embed up to `max_entries` (None = all) before `deadline_s` seconds; ids in `first` go first."""
+        self._first = list(first)
         target = EmbeddingSpace.of(self._embedder)
         pinned = pinned_space(self._store)
         started = time.monotonic()
@@ -71,7 +73,13 @@ class EmbedPending:
         while report.embedded < budget:
             if deadline_s is not None and time.monotonic() - started > deadline_s:
                 break
-            ids = pending(min(BATCH_SIZE, budget - report.embedded))
+            size = min(BATCH_SIZE, budget - report.embedded)
+            ids = pending(size)
+            if self._first:
+                waiting = set(pending(1_000_000))
+                preferred = [i for i in self._first if i in waiting]
+                self._first = []
+                ids = (preferred + [i for i in ids if i not in preferred])[:size]
             entries = self._store.get_many(ids)
             if not entries:
                 break

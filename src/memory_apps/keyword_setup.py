@@ -1,0 +1,48 @@
+"""Builds the keyword tiers selected by `memory_keyword_provider`."""
+
+from __future__ import annotations
+
+import os
+
+from memory_adapters.extractive_keyword_generator import LocalExtractiveKeywordGenerator
+from memory_core.errors import KeywordGenerationError
+from memory_core.keyword_tiers import Tier, TieredKeywords
+
+
+def _haiku() -> list[Tier]:
+    try:
+        from memory_adapters.haiku_keyword_generator import HaikuKeywordGenerator
+
+        return [Tier("haiku", HaikuKeywordGenerator())]
+    except KeywordGenerationError:
+        return []
+
+
+def _ollama() -> list[Tier]:
+    try:
+        from memory_adapters.ollama_keyword_generator import OllamaKeywordGenerator
+
+        return [Tier("ollama", OllamaKeywordGenerator())]
+    except KeywordGenerationError:
+        return []
+
+
+def build_keyword_tiers(provider: str) -> TieredKeywords:
+    """Supplied keywords always come first; then the chosen tiers; the local extractive tier ends every chain.
+
+    auto: Haiku (when ANTHROPIC_API_KEY is set), Ollama (when OLLAMA_HOST is set), local.
+    claude: keywords from the session only, then local. haiku / ollama: that tier, then local.
+    local: local only. off: none (entries are stored without keywords).
+    """
+    local = [Tier("local", LocalExtractiveKeywordGenerator())]
+    if provider == "off":
+        return TieredKeywords([])
+    if provider == "haiku":
+        return TieredKeywords(_haiku() + local)
+    if provider == "ollama":
+        return TieredKeywords(_ollama() + local)
+    if provider in ("claude", "local"):
+        return TieredKeywords(local)
+    tiers = _haiku() if os.environ.get("ANTHROPIC_API_KEY") else []
+    tiers += _ollama() if os.environ.get("OLLAMA_HOST") else []
+    return TieredKeywords(tiers + local)
