@@ -80,6 +80,10 @@ class InMemoryEntryStore:
             return ImportOutcome(entry_id=existing.id, status="updated")
         return ImportOutcome(entry_id=existing.id, status="unchanged")
 
+    def import_entries(self, items, now: datetime) -> list[ImportOutcome]:
+        """Import several entries (all or nothing is trivially true in memory)."""
+        return [self.import_entry(draft, now, updated_at) for draft, updated_at in items]
+
     def get(self, entry_id: str) -> Optional[Entry]:
         """Return one entry or None."""
         entry = self.entries.get(entry_id)

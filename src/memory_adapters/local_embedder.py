@@ -44,7 +44,7 @@ class LocalOnnxEmbedder:
     provider_name = "local"
 
     def __init__(self, model_dir: Optional[str] = None, model_name: Optional[str] = None,
-                 dimensions: int = DIMENSIONS, threads: int = 1) -> None:
+                 dimensions: int = DIMENSIONS, threads: int = 2) -> None:
         if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tokenizers") is None:
             raise ProviderUnavailable(f"local embedder needs onnxruntime and tokenizers: {INSTALL_HINT}")
         if model_dir:

@@ -169,43 +169,49 @@ class SqliteEntryStore:
         return UpsertOutcome(entry_id=draft.entry_id, created=existed is None, observation_count=count)
 
     def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
-        """Insert a new imported entry, or raise its counters to the markdown's; never bump otherwise."""
-        entry_id = draft.entry_id
-        stamp = to_text(updated_at or now)
+        """Import one entry (see import_entries)."""
+        return self.import_entries([(draft, updated_at)], now)[0]
+
+    def import_entries(self, items: Sequence[tuple[EntryDraft, Optional[datetime]]],
+                       now: datetime) -> list[ImportOutcome]:
+        """Import a whole knowledge bank in one transaction: all of it lands, or none of it."""
         try:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                row = self._conn.execute(
-                    "SELECT observation_count, keywords FROM entries WHERE id = ?", (entry_id,)
-                ).fetchone()
-                status = "unchanged"
-                if row is None:
-                    self._conn.execute(
-                        """INSERT INTO entries (id, name, description, reasoning, category, keywords,
-                           "references", observation_count, confidence, recall_count, created_at, updated_at,
-                           source, source_project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 'import', ?)""",
-                        (entry_id, draft.name, draft.description, draft.reasoning, draft.category,
-                         _dumps(draft.keywords), _dumps(draft.references), draft.observation_count,
-                         draft.confidence, to_text(now), stamp, draft.source_project),
-                    )
-                    status = "new"
-                elif draft.observation_count > (row[0] or 0):
-                    self._conn.execute(
-                        "UPDATE entries SET observation_count = ?, confidence = ?, updated_at = ? WHERE id = ?",
-                        (draft.observation_count, draft.confidence, stamp, entry_id),
-                    )
-                    status = "updated"
-                elif draft.keywords and not _json_list(row[1]):
-                    self._conn.execute("UPDATE entries SET keywords = ? WHERE id = ?",
-                                       (_dumps(draft.keywords), entry_id))
-                    status = "updated"
+                outcomes = [self._import_one(draft, now, updated_at) for draft, updated_at in items]
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
             raise StorageError(f"write to {self.path} failed: {exc}") from exc
-        return ImportOutcome(entry_id=entry_id, status=status)
+        return outcomes
+
+    def _import_one(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime]) -> ImportOutcome:
+        """Insert a new imported entry, or raise its counters to the markdown's; never bump otherwise."""
+        entry_id = draft.entry_id
+        stamp = to_text(updated_at or now)
+        row = self._conn.execute("SELECT observation_count, keywords FROM entries WHERE id = ?", (entry_id,)).fetchone()
+        if row is None:
+            self._conn.execute(
+                """INSERT INTO entries (id, name, description, reasoning, category, keywords, "references",
+                   observation_count, confidence, recall_count, created_at, updated_at, source, source_project)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 'import', ?)""",
+                (entry_id, draft.name, draft.description, draft.reasoning, draft.category, _dumps(draft.keywords),
+                 _dumps(draft.references), draft.observation_count, draft.confidence, to_text(now), stamp,
+                 draft.source_project),
+            )
+            return ImportOutcome(entry_id=entry_id, status="new")
+        if draft.observation_count > (row[0] or 0):
+            self._conn.execute(
+                "UPDATE entries SET observation_count = ?, confidence = ?, updated_at = ? WHERE id = ?",
+                (draft.observation_count, draft.confidence, stamp, entry_id),
+            )
+            return ImportOutcome(entry_id=entry_id, status="updated")
+        if draft.keywords and not _json_list(row[1]):
+            self._conn.execute("UPDATE entries SET keywords = ? WHERE id = ?", (_dumps(draft.keywords), entry_id))
+            return ImportOutcome(entry_id=entry_id, status="updated")
+        return ImportOutcome(entry_id=entry_id, status="unchanged")
 
     def delete(self, entry_id: str) -> bool:
         """Delete one entry; True when it existed."""

@@ -52,9 +52,17 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+class CliParser(argparse.ArgumentParser):
+    """Usage errors exit 1 (invalid input); 2 stays reserved for database errors."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `iflow-memory` parser with one sub-parser per command."""
-    parser = argparse.ArgumentParser(
+    parser = CliParser(
         prog="iflow-memory", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -88,7 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the `iflow-memory` console script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(arguments)
+    except SystemExit as exc:
+        if arguments[:1] == ["inject"]:
+            return 0  # the hook path never fails, even on a bad flag (the error is on stderr)
+        return int(exc.code or 0)
     if not getattr(args, "handler", None):
         parser.print_help()
         return 1

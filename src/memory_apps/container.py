@@ -59,7 +59,9 @@ class Container(containers.DeclarativeContainer):
     keyword_tiers = providers.Singleton(build_keyword_tiers, config.keyword_provider)
     remember = providers.Factory(Remember, store=store, clock=clock, keywords=keyword_tiers)
     embed_pending = providers.Factory(EmbedPending, store=store)
-    importer = providers.Factory(ImportKnowledgeBank, reader=knowledge_reader, store=store, clock=clock)
+    local_keywords = providers.Singleton(build_keyword_tiers, "local")
+    importer = providers.Factory(ImportKnowledgeBank, reader=knowledge_reader, store=store, clock=clock,
+                                 keywords=local_keywords)
 
 
 def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True) -> Container:

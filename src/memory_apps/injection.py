@@ -87,7 +87,8 @@ def semantic_record(result: Retrieval, project: str, now: datetime) -> dict:
     }
 
 
-INLINE_EMBED_BUDGET_S = 0.8
+INLINE_EMBED_BUDGET_S = 0.6
+INLINE_BATCH = 8  # small batches keep the deadline check frequent inside the 3-second hook
 
 
 def _embed_some(container, plan, request: InjectRequest) -> None:
@@ -95,7 +96,7 @@ def _embed_some(container, plan, request: InjectRequest) -> None:
     if plan.query is None or not container.store().pending_ids(1):
         return
     if plan.query.provider_name == "local":
-        report = container.embed_pending(embedder=plan.query, allow_reembed=False).run(
+        report = container.embed_pending(embedder=plan.query, allow_reembed=False, batch_size=INLINE_BATCH).run(
             max_entries=None, deadline_s=INLINE_EMBED_BUDGET_S)
         if report.remaining == 0:
             return
@@ -106,10 +107,13 @@ def semantic_injection(request: InjectRequest, container, context_source) -> str
     """Import on first run, retrieve and rank, track recalls, and render the block."""
     store = container.store()
     clock = container.clock()
-    if store.count() == 0:
+    imported_key = f"imported:{os.path.abspath(request.project_root)}"
+    if store.count() == 0 or store.get_metadata(imported_key) is None:
+        # First session of this project: bring in its markdown (one transaction, idempotent).
         report = container.importer().run(request.project_root, request.global_store)
-        if report.total:
-            print(f"iflow-memory: first run imported {report.total} entries", file=sys.stderr)
+        store.set_metadata(imported_key, clock.now().strftime("%Y-%m-%dT%H:%M:%SZ"))
+        if report.new:
+            print(f"iflow-memory: imported {report.new} new entries from markdown", file=sys.stderr)
     plan = embedding_plan(container, want_target=False)
     query = compose_context_query(context_source.collect(request.project_root))
     if query is not None:

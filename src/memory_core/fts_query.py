@@ -6,9 +6,11 @@ import re
 from typing import Optional
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Words too common to tell entries apart; they would make every entry a "match".
+# Words too common to tell entries apart (they would make every entry a "match"), plus the labels
+# the composed context query puts in ("Phase:", "Files:").
 _STOPWORDS = frozenset(
-    "a an and are as at be by for from has have in is it its of on or that the this to was were with".split()
+    "a an and are as at be by for from has have in is it its of on or that the this to was were with "
+    "phase files".split()
 )
 MAX_TERMS = 64
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.conftest import shared_fixture
-from tests.integration._helpers import copy_bank, db_rows, run_module
+from tests.integration._helpers import copy_bank, db_rows, run_module, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -26,17 +26,20 @@ def import_bank(project, store, home):
     return tuple(int(n) for n in match.groups())
 
 
-def project_with(tmp_path, name, version):
+def project_with(tmp_path, name, version, **settings):
     project = tmp_path / name
     project.mkdir()
     copy_bank(shared_fixture("knowledge-bank", version), project)
+    if settings:
+        write_settings(project, **settings)
     return project
 
 
 def test_v024_then_head_into_one_store(tmp_path, isolated_home):
     store = tmp_path / "global-store"
-    v024 = project_with(tmp_path, "app-v024", "v024")
-    head = project_with(tmp_path, "app-head", "head")
+    # Counting only: no vectors (the idempotence test below runs with the default provider).
+    v024 = project_with(tmp_path, "app-v024", "v024", embedding_provider="none")
+    head = project_with(tmp_path, "app-head", "head", embedding_provider="none")
 
     assert import_bank(v024, store, isolated_home) == (V024_ENTRIES, 0, 0, 0)
     assert import_bank(v024, store, isolated_home) == (0, 0, V024_ENTRIES, 0)
@@ -97,18 +100,29 @@ def test_import_into_an_unusable_store_exits_2(tmp_path, isolated_home):
     assert "database error" in result.stderr
 
 
-@pytest.mark.parametrize(
-    "module, argv",
-    [
-        ("memory_apps.injector", []),
-        ("memory_apps.writer", []),
-        ("memory_apps.cli", []),
-        ("memory_apps.cli", ["inject"]),
-        ("memory_apps.cli", ["write"]),
-        ("memory_apps.cli", ["import"]),
-    ],
-    ids=["injector", "writer", "cli", "cli-inject", "cli-write", "cli-import"],
-)
+def _cli_commands() -> list[str]:
+    """Every `iflow-memory` sub-command, read from its parser (inject, write, import, and any added later)."""
+    import argparse
+
+    from memory_apps.cli import build_parser
+
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return sorted(action.choices)
+    return []
+
+
+HELP_TARGETS = [("memory_apps.injector", []), ("memory_apps.writer", []), ("memory_apps.cli", [])] + [
+    ("memory_apps.cli", [command]) for command in _cli_commands()
+]
+
+
+def test_cli_has_the_documented_commands():
+    assert {"inject", "write", "import"} <= set(_cli_commands())
+
+
+@pytest.mark.parametrize("module, argv", HELP_TARGETS,
+                         ids=[" ".join([m.split(".")[-1], *a]) for m, a in HELP_TARGETS])
 def test_help_exits_0_with_examples(tmp_path, isolated_home, module, argv):
     result = run_module(module, [*argv, "--help"], isolated_home, cwd=tmp_path)
 

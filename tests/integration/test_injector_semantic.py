@@ -214,3 +214,25 @@ def test_an_interrupted_first_import_is_completed_later(tmp_path, isolated_home,
     assert result.returncode == 0, result.stderr
     assert _count_or_zero(db) == HEAD_ENTRIES, f"{_count_or_zero(db)} of {HEAD_ENTRIES} entries after the retry"
     assert f"from {HEAD_ENTRIES}" in diagnostic_line(result.stdout)
+
+
+HOOK_TIMEOUT_S = 3.0  # session-start.sh kills the injector after 3 s (spec 001 AC9)
+
+
+def test_default_provider_stays_within_the_hook_budget(tmp_path, isolated_home, head_bank):
+    """With the default settings (auto provider: the local model when installed) a session start,
+    first run included, finishes inside the hook's 3-second timeout and prints only the block."""
+    project = make_realistic_project(tmp_path / "parser-app", head_bank)
+    store = tmp_path / "global-store"
+    store.mkdir()
+
+    started = time.monotonic()
+    result = run_injector(project, store, isolated_home, limit=20)
+    elapsed = time.monotonic() - started
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(TITLE + "\n\n") and result.stdout.endswith("\n---\n")
+    assert len(entry_headers(result.stdout)) == 20
+    diagnostic = diagnostic_line(result.stdout)
+    assert "semantic: active" not in diagnostic or "model: none" not in diagnostic, diagnostic
+    assert elapsed < HOOK_TIMEOUT_S, f"injector took {elapsed:.2f} s (hook timeout {HOOK_TIMEOUT_S} s): {diagnostic}"

@@ -22,6 +22,11 @@ class EntryStore(Protocol):
         """Insert an imported entry or sync its counters; never bumps an unchanged entry."""
         ...
 
+    def import_entries(self, items: Sequence[tuple[EntryDraft, Optional[datetime]]],
+                       now: datetime) -> list[ImportOutcome]:
+        """Import many entries atomically; each item is (draft, updated_at or None)."""
+        ...
+
     def get(self, entry_id: str) -> Optional[Entry]:
         """Return one entry, or None."""
         ...

@@ -35,7 +35,9 @@ class EmbedPending:
     once every entry has one, so queries never compare vectors of two models.
     """
 
-    def __init__(self, store: EntryStore, embedder: Embedder, allow_reembed: bool = True) -> None:
+    def __init__(self, store: EntryStore, embedder: Embedder, allow_reembed: bool = True,
+                 batch_size: int = BATCH_SIZE) -> None:
+        self._batch_size = max(1, batch_size)
         self._store = store
         self._embedder = embedder
         self._allow_reembed = allow_reembed
@@ -73,7 +75,7 @@ class EmbedPending:
         while report.embedded < budget:
             if deadline_s is not None and time.monotonic() - started > deadline_s:
                 break
-            size = min(BATCH_SIZE, budget - report.embedded)
+            size = min(self._batch_size, budget - report.embedded)
             ids = pending(size)
             if self._first:
                 waiting = set(pending(1_000_000))

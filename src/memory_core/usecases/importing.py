@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Optional
 
 from pydantic import ValidationError
 
+from memory_core.keyword_tiers import TieredKeywords
 from memory_core.knowledge import KnowledgeEntry
 from memory_core.legacy import deduplicate
 from memory_core.ports.clock import Clock
@@ -41,10 +43,12 @@ def read_sources(reader: KnowledgeBankReader, project_root: str, global_store: s
 class ImportKnowledgeBank:
     """Brings markdown entries into the store; re-importing the same files changes nothing."""
 
-    def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock) -> None:
+    def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock,
+                 keywords: Optional[TieredKeywords] = None) -> None:
         self._reader = reader
         self._store = store
         self._clock = clock
+        self._keywords = keywords
 
     def run(self, project_root: str, global_store: str) -> ImportReport:
         """Import local `docs/knowledge-bank/*.md` and `global_store/*.md`."""
@@ -53,6 +57,7 @@ class ImportKnowledgeBank:
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = os.path.basename(os.path.abspath(project_root))
         now = self._clock.now()
+        items = []
         for entry in unique:
             try:
                 draft = entry.to_draft(project if entry.origin == "local" else None)
@@ -61,6 +66,10 @@ class ImportKnowledgeBank:
                 field_name = exc.errors()[0]["loc"][0] if exc.errors() else "entry"
                 report.problems.append(f"skipped '{entry.name}' ({entry.category}): invalid {field_name}")
                 continue
-            outcome = self._store.import_entry(draft, now, updated_at=entry.last_observed)
+            if self._keywords is not None and not draft.keywords:
+                draft = draft.model_copy(update={"keywords": self._keywords.generate(
+                    draft.name, draft.description, draft.reasoning, draft.category)})
+            items.append((draft, entry.last_observed))
+        for outcome in self._store.import_entries(items, now):
             setattr(report, outcome.status, getattr(report, outcome.status) + 1)
         return report
