@@ -74,3 +74,7 @@ def subprocess_env(home: Path) -> dict:
     env["HOME"] = str(home)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
+
+
+# No test may leave a detached background embedder running.
+os.environ["IFLOW_MEMORY_BACKGROUND"] = "0"
