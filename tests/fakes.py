@@ -32,12 +32,13 @@ class FakeClock:
 
 
 class InMemoryEntryStore:
-    """EntryStore + KeywordIndex + EmbeddingStore held in dictionaries."""
+    """EntryStore + KeywordIndex + EmbeddingStore + StagingVectorStore held in dictionaries."""
 
     def __init__(self, keyword_search: bool = True) -> None:
         self.entries: dict[str, Entry] = {}
         self.metadata: dict[str, str] = {}
         self.vectors_by_id: dict[str, bytes] = {}
+        self.staged_by_id: dict[str, bytes] = {}
         self._keyword_search = keyword_search
 
     def upsert(self, draft: EntryDraft, now: datetime) -> UpsertOutcome:
@@ -143,6 +144,35 @@ class InMemoryEntryStore:
     def pending_ids(self, limit: int) -> list[str]:
         """Ids without a vector."""
         return [i for i in self.entries if i not in self.vectors_by_id][:limit]
+
+    # -- StagingVectorStore (same semantics as SqliteEntryStore's) ----------------------------
+    def start_staging(self, space) -> None:
+        """Forget every staged vector and record the space being built."""
+        self.staged_by_id = {}
+        self.metadata.update({"staged_embedding_provider": space.provider, "staged_embedding_model": space.model,
+                              "staged_embedding_dimensions": str(space.dimensions)})
+
+    def unstaged_ids(self, limit: int) -> list[str]:
+        """Ids of entries without a staged vector."""
+        return [i for i in self.entries if i not in self.staged_by_id][:limit]
+
+    def set_staged_vector(self, entry_id: str, vector: bytes) -> None:
+        """Store one staged vector (ignored for unknown ids, like SQLite's INSERT ... SELECT)."""
+        if entry_id in self.entries:
+            self.staged_by_id[entry_id] = vector
+
+    def promote_staged(self, space) -> bool:
+        """Swap the staged set in and pin `space`, only when every entry has a staged vector."""
+        staged = self.staged_by_id
+        if any(i not in staged for i in self.entries):
+            return False
+        self.vectors_by_id = {i: staged[i] for i in self.entries}
+        self.staged_by_id = {}
+        self.metadata.update({"embedding_provider": space.provider, "embedding_model": space.model,
+                              "embedding_dimensions": str(space.dimensions)})
+        for key in [k for k in self.metadata if k.startswith("staged_embedding_")]:
+            del self.metadata[key]
+        return True
 
     @property
     def keyword_search_available(self) -> bool:

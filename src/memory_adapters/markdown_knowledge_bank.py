@@ -16,7 +16,11 @@ _OBSERVATIONS = re.compile(r"^- Observation count:\s*(\d+)", re.MULTILINE)
 _CONFIDENCE = re.compile(r"^- Confidence:\s*(high|medium|low)\b", re.MULTILINE | re.IGNORECASE)
 _LAST_OBSERVED = re.compile(r"^- Last observed:\s*(\d{4}-\d{2}-\d{2}\S*)", re.MULTILINE)
 _KEYWORDS = re.compile(r"^- Keywords:\s*(.+)$", re.MULTILINE)
-_TRACKED = re.compile(r"^- (Observation count|Confidence|Last observed|Content-Hash|Keywords|Tags):", re.IGNORECASE)
+_TRACKED = re.compile(r"^- (Observation count|Confidence|Last observed|Content-Hash|Keywords|Tags|Reasoning|"
+                      r"References|Source project):", re.IGNORECASE)
+_REASONING = re.compile(r"^- Reasoning:\s*(.+)$", re.MULTILINE)
+_REFERENCES = re.compile(r"^- References:\s*(.+)$", re.MULTILINE)
+_SOURCE_PROJECT = re.compile(r"^- Source project:\s*(.+)$", re.MULTILINE)
 
 
 def _parse_date(text: str) -> Optional[datetime]:
@@ -74,6 +78,9 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
     confidence = _CONFIDENCE.search(raw)
     last = _LAST_OBSERVED.search(raw)
     details = [line for line in body[len(description):] if line.startswith("- ") and not _TRACKED.match(line)]
+    reasoning = _REASONING.search(raw)
+    references = _REFERENCES.search(raw)
+    source_project = _SOURCE_PROJECT.search(raw)
     return KnowledgeEntry(
         name=_TYPE_PREFIX.sub("", header, count=1),
         category=category,
@@ -86,6 +93,9 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
         origin=origin,
         keywords=_keywords(raw),
         details=details,
+        reasoning=reasoning.group(1).strip() if reasoning else None,
+        references=[r.strip() for r in references.group(1).split(",") if r.strip()] if references else [],
+        source_project=source_project.group(1).strip() if source_project else None,
     )
 
 

@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 
 from memory_apps import injector, writer
 from memory_apps.commands_embedding import add_commands
+from memory_apps.commands_entries import add_commands as add_entry_commands
 
 DESCRIPTION = """Semantic long-term memory for coding agents.
 
@@ -17,14 +18,19 @@ commands:
   write    store one learning from JSON (what the retro skill runs)
   import   import knowledge-bank markdown into the database (idempotent)
   embed    embed every entry that has no vector yet (resumable)
-  doctor   check provider, pinned space, pending vectors, FTS5 and numpy"""
+  search   search memories by meaning and keywords
+  list / show / delete / stats / export   look after stored memories
+  doctor   check provider, pinned space, pending vectors, FTS5 and numpy
+  serve    run the MCP server (stdio)
+  hook     answer a Claude Code SessionStart hook
+  install-claude   wire the hook and the MCP server into a project"""
 
 EPILOG = """examples:
   iflow-memory import --project-root ~/src/app
   iflow-memory inject --project-root ~/src/app --limit 20
   iflow-memory write --entry-file learning.json
 
-exit status: 0 ok; 1 invalid input; 2 database error (inject always exits 0)."""
+exit status: 0 ok; 1 invalid input or not found; 2 database error (inject and hook always exit 0)."""
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -90,7 +96,58 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
     imp.set_defaults(handler=_import)
     add_commands(commands, fmt)
+    add_entry_commands(commands, fmt)
+    _add_integration_commands(commands, fmt)
     return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from memory_apps.mcp_server import serve
+
+    return serve(args.global_store, args.project_root)
+
+
+def _hook(args: argparse.Namespace) -> int:
+    from memory_apps.claude_hook import session_start
+
+    return session_start(args.project_root, args.global_store, args.limit)
+
+
+def _install(args: argparse.Namespace) -> int:
+    from memory_apps.install_claude import install
+
+    return install(os.path.abspath(args.project))
+
+
+def _add_integration_commands(commands, fmt) -> None:
+    serve = commands.add_parser(
+        "serve", help="run the MCP server on stdio (store_memory, search_memory, delete_memory)",
+        description="Run the MCP server on stdio. Claude Code starts it from .mcp.json.", formatter_class=fmt,
+        epilog="example .mcp.json entry:\n  {\"mcpServers\": {\"iflow-memory\": {\"command\": \"iflow-memory\", "
+               "\"args\": [\"serve\"]}}}\n\nexit status: 0 client disconnected, 1 mcp not installed, 2 database error")
+    serve.add_argument("--project-root", default=None, help="project recorded as source_project (default: current)")
+    serve.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
+    serve.set_defaults(handler=_serve)
+
+    hook = commands.add_parser(
+        "hook", help="Claude Code hooks (session-start)", formatter_class=fmt,
+        description="Read a Claude Code hook event on stdin and answer with hook JSON. Always exits 0.",
+        epilog="example:\n  echo '{\"source\": \"startup\", \"cwd\": \".\"}' | iflow-memory hook session-start\n\n"
+               "clear and compact events get an empty additionalContext.")
+    hook.add_argument("event", choices=["session-start"], help="the hook event")
+    hook.add_argument("--project-root", default=None, help="project (default: $CLAUDE_PROJECT_DIR, the event's cwd)")
+    hook.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
+    hook.add_argument("--limit", type=int, default=None, help="entries to inject (default: memory_injection_limit)")
+    hook.set_defaults(handler=_hook)
+
+    install = commands.add_parser(
+        "install-claude", help="write the SessionStart hook and the MCP server entry for Claude Code",
+        description="Add the iflow-memory SessionStart hook to <project>/.claude/settings.json and the MCP server "
+                    "to <project>/.mcp.json. Keeps every other entry, backs up files it changes, and does "
+                    "nothing the second time.", formatter_class=fmt,
+        epilog="example:\n  iflow-memory install-claude --project ~/src/app\n\nexit status: 0 ok, 1 a file is not valid JSON")
+    install.add_argument("--project", default=os.getcwd(), help="project directory (default: current)")
+    install.set_defaults(handler=_install)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -100,7 +157,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         args = parser.parse_args(arguments)
     except SystemExit as exc:
-        if arguments[:1] == ["inject"]:
+        if arguments[:1] in (["inject"], ["hook"]):
             return 0  # the hook path never fails, even on a bad flag (the error is on stderr)
         return int(exc.code or 0)
     if not getattr(args, "handler", None):

@@ -28,6 +28,9 @@ class KnowledgeEntry(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     details: list[str] = Field(default_factory=list)
     """Metadata bullets other than the tracked fields (Observed in, Cost, Instead, ...)."""
+    reasoning: Optional[str] = None
+    references: list[str] = Field(default_factory=list)
+    source_project: Optional[str] = None
 
     @property
     def entry_id(self) -> str:
@@ -39,11 +42,12 @@ class KnowledgeEntry(BaseModel):
         return EntryDraft(
             name=self.name,
             description=self.description,
-            reasoning="\n".join(self.details),
+            reasoning="\n".join(([self.reasoning] if self.reasoning else []) + self.details),
+            references=self.references,
             category=self.category,
             keywords=self.keywords,
             confidence=self.confidence,
             source="import",
-            source_project=source_project,
+            source_project=self.source_project or source_project,
             observation_count=self.observation_count,
         )

@@ -94,6 +94,26 @@ class RetrieveAndRank:
             model=space.model if space is not None and vector.ran else None,
         )
 
+    def search(self, query: str, limit: int = 10, category: Optional[str] = None) -> Retrieval:
+        """Rank entries for an explicit query by score alone (no category balancing), optionally one category."""
+        stats = self._store.ranking_stats()
+        if category is not None:
+            stats = [s for s in stats if s.category == category]
+        vector_scores, vector = self._vector_scores(query, stats)
+        keyword_scores, keyword = self._keyword_scores(query)
+        wanted = {s.id for s in stats}
+        vector_scores = {k: v for k, v in vector_scores.items() if k in wanted}
+        keyword_scores = {k: v for k, v in keyword_scores.items() if k in wanted}
+        scores, used = final_scores(stats, vector_scores, keyword_scores, self._weights, self._clock.now())
+        # Entries no retrieval signal found come after every entry one did.
+        found = set(keyword_scores) | {k for k, v in vector_scores.items() if v > 0}
+        order = sorted(stats, key=lambda s: (s.id not in found, -scores[s.id], s.id))
+        top = order[: max(limit, 0)]
+        entries = {e.id: e for e in self._store.get_many([s.id for s in top])}
+        selected = [RankedEntry(entries[s.id], scores[s.id]) for s in top if s.id in entries]
+        return Retrieval(selected=selected, total=len(stats), context_query=query, vector=vector,
+                         keyword=keyword, weights=used)
+
     def _vector_scores(self, query: Optional[str], entries: list[EntryStats]) -> tuple[dict[str, float], SignalReport]:
         if query is None:
             return {}, SignalReport(reason="no context signals")

@@ -1,0 +1,47 @@
+"""Writes entries as knowledge-bank markdown that `import` reads back to the same entries."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Sequence
+
+from memory_core.models import CATEGORIES, Entry
+from memory_core.rendering import HEADER_PREFIX, detail_lines
+
+TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
+
+
+def entry_markdown(entry: Entry) -> str:
+    """One `### ` block with every field the importer understands."""
+    lines = [f"### {HEADER_PREFIX[entry.category]}{entry.name}", entry.description.strip()]
+    details = detail_lines(entry)
+    if details:
+        lines += details
+    elif entry.reasoning.strip():
+        lines.append("- Reasoning: " + " ".join(entry.reasoning.split()))
+    if entry.references:
+        lines.append("- References: " + ", ".join(entry.references))
+    if entry.keywords:
+        lines.append("- Keywords: " + json.dumps(entry.keywords, ensure_ascii=False))
+    if entry.source_project:
+        lines.append(f"- Source project: {entry.source_project}")
+    lines.append(f"- Observation count: {entry.observation_count}")
+    lines.append(f"- Confidence: {entry.confidence}")
+    return "\n".join(lines)
+
+
+def export_markdown(entries: Sequence[Entry], directory: str) -> list[tuple[str, int]]:
+    """Write anti-patterns.md, heuristics.md and patterns.md into `directory`; returns (path, count)."""
+    written = []
+    for category in CATEGORIES:
+        chosen = [e for e in entries if e.category == category]
+        path = os.path.join(directory, f"{category}.md")
+        header = f"# {TITLES[category]}\n\nExported by iflow-memory.\n\n"
+        body = "\n\n".join(entry_markdown(e) for e in chosen)
+        temp = f"{path}.tmp-{os.getpid()}"
+        with open(temp, "w", encoding="utf-8") as handle:
+            handle.write(header + body + ("\n" if body else ""))
+        os.replace(temp, path)
+        written.append((path, len(chosen)))
+    return written

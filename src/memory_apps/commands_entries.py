@@ -1,0 +1,173 @@
+"""`iflow-memory search | list | show | delete | stats | export`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+
+from memory_apps.formatting import dumps, entry_dict, table
+from memory_apps.service import MemoryService
+from memory_core.errors import InvalidEntry, StorageError
+from memory_core.models import CATEGORIES
+
+
+def _service(args: argparse.Namespace) -> MemoryService:
+    return MemoryService(args.global_store, args.project_root)
+
+
+def search_command(args: argparse.Namespace) -> int:
+    """Hybrid search for a query."""
+    try:
+        found = _service(args).search(" ".join(args.query), args.limit, args.category)
+    except InvalidEntry as exc:
+        print(f"iflow-memory: invalid {exc.field}: {exc.message}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(dumps([entry_dict(r.entry, r.score) for r in found.selected]))
+        return 0
+    if not found.selected:
+        print("No entries.")
+        return 0
+    rows = [(f"{r.score:.3f}", r.entry.id, r.entry.category, r.entry.name) for r in found.selected]
+    print(table(["score", "id", "category", "name"], rows, [0, 0, 0, 70]))
+    return 0
+
+
+def list_command(args: argparse.Namespace) -> int:
+    """List entries with optional filters."""
+    entries = _service(args).entries()
+    if args.category:
+        entries = [e for e in entries if e.category == args.category]
+    if args.project:
+        entries = [e for e in entries if (e.source_project or "") == args.project]
+    if args.source:
+        entries = [e for e in entries if e.source == args.source]
+    if args.json:
+        print(dumps([entry_dict(e) for e in entries]))
+        return 0
+    rows = [(e.id, e.category, e.observation_count, e.recall_count, e.source, e.source_project or "-", e.name)
+            for e in entries]
+    print(table(["id", "category", "obs", "recalls", "source", "project", "name"], rows, [0, 0, 0, 0, 0, 20, 60]))
+    print(f"\n{len(entries)} entries")
+    return 0
+
+
+def show_command(args: argparse.Namespace) -> int:
+    """Show one entry in full."""
+    entry = _service(args).get(args.id)
+    if entry is None:
+        print(f"iflow-memory: no entry with id {args.id}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(dumps(entry_dict(entry)))
+        return 0
+    data = entry_dict(entry)
+    width = max(len(k) for k in data)
+    for key, value in data.items():
+        if isinstance(value, list):
+            value = ", ".join(value) or "-"
+        print(f"{key.ljust(width)}  {value if value not in (None, '') else '-'}")
+    return 0
+
+
+def delete_command(args: argparse.Namespace) -> int:
+    """Delete one entry."""
+    if not _service(args).delete(args.id):
+        print(f"iflow-memory: no entry with id {args.id}", file=sys.stderr)
+        return 1
+    print(f"Deleted {args.id}")
+    return 0
+
+
+def stats_command(args: argparse.Namespace) -> int:
+    """Counts per category, source and project, recalls and vectors."""
+    entries = _service(args).entries()
+    stats = {
+        "entries": len(entries),
+        "with_vector": sum(1 for e in entries if e.has_embedding),
+        "recalls": sum(e.recall_count for e in entries),
+        "by_category": dict(Counter(e.category for e in entries)),
+        "by_source": dict(Counter(e.source for e in entries)),
+        "by_project": dict(Counter(e.source_project or "(global)" for e in entries)),
+    }
+    if args.json:
+        print(dumps(stats))
+        return 0
+    print(f"entries: {stats['entries']}  with vector: {stats['with_vector']}  recalls: {stats['recalls']}")
+    for key in ("by_category", "by_source", "by_project"):
+        rows = sorted(stats[key].items(), key=lambda kv: -kv[1])
+        print()
+        print(table([key.replace("by_", ""), "entries"], rows))
+    return 0
+
+
+def export_command(args: argparse.Namespace) -> int:
+    """Write the database as knowledge-bank markdown (re-importable)."""
+    from memory_adapters.markdown_export import export_markdown
+
+    entries = _service(args).entries()
+    os.makedirs(args.output, exist_ok=True)
+    written = export_markdown(entries, args.output)
+    for path, count in written:
+        print(f"wrote {count} entries to {path}")
+    return 0
+
+
+def _store_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
+    parser.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
+
+
+def add_commands(commands, fmt) -> None:
+    """Register the entry commands on the CLI's sub-parsers."""
+    def add(name, handler, help_text, epilog):
+        parser = commands.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".",
+                                     epilog=epilog + "\n\nexit status: 0 ok, 1 not found or invalid input, "
+                                     "2 database error", formatter_class=fmt)
+        _store_flags(parser)
+        parser.set_defaults(handler=_guard(handler))
+        return parser
+
+    search = add("search", search_command, "search memories by meaning and keywords",
+                 "examples:\n  iflow-memory search parsing csv files\n  iflow-memory search --category patterns "
+                 "--limit 5 deploy rollback --json")
+    search.add_argument("query", nargs="+", help="what to look for")
+    search.add_argument("--limit", type=int, default=10, help="how many results (default 10)")
+    search.add_argument("--category", choices=CATEGORIES, help="only this category")
+    search.add_argument("--json", action="store_true", help="JSON output for scripts")
+
+    listing = add("list", list_command, "list stored memories",
+                  "examples:\n  iflow-memory list --category anti-patterns\n  iflow-memory list --source "
+                  "session-capture --json")
+    listing.add_argument("--category", choices=CATEGORIES, help="only this category")
+    listing.add_argument("--project", help="only entries from this source project")
+    listing.add_argument("--source", choices=["retro", "session-capture", "manual", "import"], help="only this source")
+    listing.add_argument("--json", action="store_true", help="JSON output for scripts")
+
+    show = add("show", show_command, "show one memory in full", "example:\n  iflow-memory show 1c123aa2533f3d04")
+    show.add_argument("id", help="entry id (16 hex characters)")
+    show.add_argument("--json", action="store_true", help="JSON output for scripts")
+
+    delete = add("delete", delete_command, "delete one memory", "example:\n  iflow-memory delete 1c123aa2533f3d04")
+    delete.add_argument("id", help="entry id (16 hex characters)")
+
+    stats = add("stats", stats_command, "counts per category, source and project",
+                "examples:\n  iflow-memory stats\n  iflow-memory stats --json")
+    stats.add_argument("--json", action="store_true", help="JSON output for scripts")
+
+    export = add("export", export_command, "write every memory as knowledge-bank markdown",
+                 "example:\n  iflow-memory export --output backup/knowledge-bank\n"
+                 "  iflow-memory import --project-root restored  # after copying it to restored/docs/knowledge-bank")
+    export.add_argument("--output", required=True, help="directory for anti-patterns.md, heuristics.md, patterns.md")
+
+
+def _guard(handler):
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except StorageError as exc:
+            print(f"iflow-memory: database error: {exc}", file=sys.stderr)
+            return 2
+    return run

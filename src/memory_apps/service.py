@@ -1,0 +1,110 @@
+"""MemoryService: the operations the MCP server, the CLI and library users share, over one container."""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from dataclasses import dataclass
+from typing import Optional
+
+from dependency_injector import providers
+from pydantic import ValidationError
+
+from memory_apps.config import MemoryConfig, load_config
+from memory_apps.container import build_container, default_global_store, embedding_plan, retrieval_for
+from memory_apps.embedding_jobs import embed_after_write
+from memory_apps.embedding_setup import build_embedder
+from memory_core.errors import InvalidEntry
+from memory_core.models import CATEGORIES, Entry, EntryDraft
+from memory_core.usecases.remember import Remembered
+from memory_core.usecases.retrieve import Retrieval
+
+
+@dataclass
+class StoreResult:
+    """What storing a learning did."""
+
+    entry_id: str
+    name: str
+    created: bool
+    observation_count: int
+    embedded: bool
+
+
+def _first_error(exc: ValidationError) -> InvalidEntry:
+    error = exc.errors()[0]
+    field = ".".join(str(p) for p in error["loc"]) or "entry"
+    if field == "category":
+        return InvalidEntry("category", f"must be one of {', '.join(sorted(CATEGORIES))}")
+    return InvalidEntry(field, "unknown field" if error["type"] == "extra_forbidden" else error["msg"])
+
+
+class MemoryService:
+    """Thread-safe facade over the container: remember, search, get, delete, list."""
+
+    def __init__(self, global_store: Optional[str] = None, project_root: Optional[str] = None,
+                 settings: Optional[MemoryConfig] = None) -> None:
+        self.project_root = os.path.abspath(project_root or os.getcwd())
+        self.global_store = os.path.expanduser(global_store) if global_store else default_global_store()
+        self.settings = settings or load_config(self.project_root)
+        self.container = build_container(self.settings, self.global_store)
+        # Long-running hosts load a model once, not per call.
+        self.container.embedder_builder.override(providers.Object(functools.lru_cache(maxsize=4)(build_embedder)))
+        self._lock = threading.RLock()
+
+    @property
+    def project_name(self) -> str:
+        """The base name of the project root (recorded as source_project)."""
+        return os.path.basename(self.project_root)
+
+    def remember(self, name: str, description: str, reasoning: str = "", category: str = "patterns",
+                 references: Optional[list[str]] = None, keywords: Optional[list[str]] = None,
+                 source: str = "manual", confidence: Optional[str] = None) -> StoreResult:
+        """Validate and store a learning (a repeat reinforces the existing entry), then embed it."""
+        fields = {"name": name, "description": description, "reasoning": reasoning, "category": category,
+                  "references": references or [], "keywords": keywords or [], "source": source,
+                  "source_project": self.project_name}
+        if confidence:
+            fields["confidence"] = confidence
+        try:
+            draft = EntryDraft.model_validate(fields)
+        except ValidationError as exc:
+            raise _first_error(exc) from exc
+        with self._lock:
+            stored: Remembered = self.container.remember().run(draft)
+            report = embed_after_write(self.container, [stored.entry_id])
+            entry = self.container.store().get(stored.entry_id)
+        return StoreResult(stored.entry_id, stored.name, stored.created, stored.observation_count,
+                           bool(entry and entry.has_embedding) or bool(report and report.embedded))
+
+    def search(self, query: str, limit: int = 10, category: Optional[str] = None) -> Retrieval:
+        """Hybrid search (vector + keyword + prominence) for an explicit query."""
+        if category is not None and category not in CATEGORIES:
+            raise InvalidEntry("category", f"must be one of {', '.join(sorted(CATEGORIES))}")
+        with self._lock:
+            plan = embedding_plan(self.container, want_target=False)
+            return retrieval_for(self.container, plan).search(query, limit, category)
+
+    def get(self, entry_id: str) -> Optional[Entry]:
+        """One entry by id."""
+        with self._lock:
+            return self.container.store().get(entry_id)
+
+    def delete(self, entry_id: str) -> bool:
+        """Delete one entry; True when it existed."""
+        with self._lock:
+            return self.container.store().delete(entry_id)
+
+    def entries(self) -> list[Entry]:
+        """Every entry."""
+        with self._lock:
+            return self.container.store().all_entries()
+
+    def inject(self, limit: int = 20) -> str:
+        """The session-start memory block for this service's project."""
+        from memory_apps.injection import InjectRequest, run_injection
+
+        with self._lock:
+            return run_injection(InjectRequest(self.project_root, self.global_store, limit), self.settings,
+                                 lambda: self.container)
