@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
+from functools import partial
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_core.errors import EmbeddingError, RateLimited
 from memory_core.models import EntryDraft
 from memory_core.scoring import Weights
@@ -16,25 +20,20 @@ from memory_core.usecases.retrieve import RetrieveAndRank
 from tests.fakes import T0, FakeClock, FakeEmbedder, FakeVectorIndex, InMemoryEntryStore
 
 QUERY = "lesson about staging vectors"
+old_embedder = partial(FakeEmbedder, dimensions=16, provider_name="fake", model_name="old-model")
+new_embedder = partial(FakeEmbedder, dimensions=24, provider_name="fake", model_name="new-model")
 
 
-def old_embedder() -> FakeEmbedder:
-    return FakeEmbedder(dimensions=16, provider_name="fake", model_name="old-model")
+class ScriptedEmbedder(FakeEmbedder):
+    """A FakeEmbedder that sleeps `delay` per call and raises `error` on document call number `fail_on`."""
 
-
-def new_embedder() -> FakeEmbedder:
-    return FakeEmbedder(dimensions=24, provider_name="fake", model_name="new-model")
-
-
-class FailingEmbedder(FakeEmbedder):
-    """A FakeEmbedder whose document call number `fail_on` (1-based) raises `error`."""
-
-    def __init__(self, fail_on: int, error: Exception, **kwargs) -> None:
+    def __init__(self, fail_on: int = 0, error: Exception = EmbeddingError(), delay: float = 0.0, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.fail_on, self.error, self.document_calls = fail_on, error, 0
+        self.fail_on, self.error, self.delay, self.document_calls = fail_on, error, delay, 0
 
     def embed_documents(self, texts):
         self.document_calls += 1
+        time.sleep(self.delay)
         if self.document_calls == self.fail_on:
             raise self.error
         return super().embed_documents(texts)
@@ -107,7 +106,7 @@ def test_first_ids_go_in_the_first_batch():
 
 def test_rate_limit_stops_the_run_and_keeps_finished_batches():
     store, ids = store_with(6)
-    flaky = FailingEmbedder(2, RateLimited("429"), dimensions=16, provider_name="fake", model_name="old-model")
+    flaky = ScriptedEmbedder(2, RateLimited("429"), dimensions=16, provider_name="fake", model_name="old-model")
     report = EmbedPending(store, flaky, batch_size=2).run(max_entries=None)
     assert report.rate_limited is True and report.error is None
     assert (report.embedded, report.remaining) == (2, 4)
@@ -118,7 +117,7 @@ def test_rate_limit_stops_the_run_and_keeps_finished_batches():
 
 def test_embedding_error_is_reported_and_nothing_is_stored():
     store, ids = store_with(4)
-    broken = FailingEmbedder(1, EmbeddingError("provider exploded"), dimensions=16)
+    broken = ScriptedEmbedder(1, EmbeddingError("provider exploded"), dimensions=16)
     report = EmbedPending(store, broken).run(max_entries=None)
     assert report.error == "provider exploded"
     assert (report.embedded, report.remaining, report.rate_limited) == (0, 4, False)
@@ -126,13 +125,8 @@ def test_embedding_error_is_reported_and_nothing_is_stored():
 
 
 def test_deadline_stops_between_batches():
-    class SlowEmbedder(FakeEmbedder):
-        def embed_documents(self, texts):
-            time.sleep(0.05)
-            return super().embed_documents(texts)
-
     store, ids = store_with(20)
-    report = EmbedPending(store, SlowEmbedder(dimensions=16), batch_size=1).run(max_entries=None, deadline_s=0.08)
+    report = EmbedPending(store, ScriptedEmbedder(delay=0.05, dimensions=16), batch_size=1).run(max_entries=None, deadline_s=0.08)
     assert 1 <= report.embedded < 20
     assert report.remaining == 20 - report.embedded
 
@@ -184,7 +178,7 @@ def test_an_entry_added_mid_migration_is_staged_before_promotion():
 
 def test_rate_limit_mid_migration_keeps_staged_batches_and_resumes():
     store, ids = migrating_store(6)
-    flaky = FailingEmbedder(2, RateLimited("429"), dimensions=24, provider_name="fake", model_name="new-model")
+    flaky = ScriptedEmbedder(2, RateLimited("429"), dimensions=24, provider_name="fake", model_name="new-model")
     report = EmbedPending(store, flaky, batch_size=2).run(max_entries=None)
     assert (report.rate_limited, report.promoted, report.remaining) == (True, False, 4)
     resumed = new_embedder()
@@ -218,31 +212,47 @@ def test_without_reembed_nothing_is_staged_and_the_error_names_the_pinned_space(
 ACTIONS = st.lists(st.sampled_from(["stage", "add", "embed-old", "query"]), max_size=25)
 
 
-@settings(max_examples=150, deadline=None)
-@given(initial=st.integers(min_value=0, max_value=4), actions=ACTIONS, batch=st.integers(min_value=1, max_value=3))
-def test_queries_only_ever_see_vectors_of_the_pinned_space(initial, actions, batch):
-    store, ids = store_with(initial)
+def query_sees_one_space(store) -> None:
+    """What a query reads: the pinned space and the entries' vectors, which must all be of that space."""
+    pinned = pinned_space(store)
+    assert {len(blob) for _, blob in store.vectors()} <= {4 * pinned.dimensions}
+    if any(True for _ in store.vectors()):
+        assert retrieve(store, old_embedder()).vector.ran is (pinned.model == "old-model")
+        assert retrieve(store, new_embedder()).vector.ran is (pinned.model == "new-model")
+
+
+def interleave(store, initial: int, actions: list[str], batch: int) -> None:
+    for i in range(initial):
+        add(store, i)
     EmbedPending(store, old_embedder()).run(max_entries=None)
     added = initial
-
-    def query_sees_one_space():
-        pinned = pinned_space(store)
-        sizes = {len(blob) for _, blob in store.vectors()}
-        assert sizes <= {4 * pinned.dimensions}
-
     for action in actions:
         if action == "stage":
             EmbedPending(store, new_embedder(), batch_size=batch).run(max_entries=batch)
         elif action == "add":
             add(store, added)
             added += 1
-        elif action == "embed-old":  # the session-start hook embeds inline with the pinned space only
+        elif action == "embed-old":  # the session-start hook embeds inline in the pinned space only
             EmbedPending(store, old_embedder(), allow_reembed=False).run(max_entries=1)
-        query_sees_one_space()
-    if initial == 0 and pinned_space(store) is None:
-        return
-    final = EmbedPending(store, new_embedder()).run(max_entries=None)
-    assert final.promoted or pinned_space(store).model == "new-model"
+        query_sees_one_space(store)
+    EmbedPending(store, new_embedder()).run(max_entries=None)
     assert pinned_space(store) == EmbeddingSpace("fake", "new-model", 24)
     assert len(dict(store.vectors())) == store.count()
-    query_sees_one_space()
+    query_sees_one_space(store)
+
+
+@settings(max_examples=150, deadline=None)
+@given(initial=st.integers(0, 4), actions=ACTIONS, batch=st.integers(1, 3))
+def test_in_memory_queries_only_ever_see_one_space(initial, actions, batch):
+    interleave(InMemoryEntryStore(), initial, actions, batch)
+
+
+@settings(max_examples=40, deadline=None)
+@given(initial=st.integers(0, 4), actions=ACTIONS, batch=st.integers(1, 3))
+def test_sqlite_queries_only_ever_see_one_space(initial, actions, batch):
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SqliteEntryStore(os.path.join(tmp, "memory.db"))
+        try:
+            interleave(store, initial, actions, batch)
+        finally:
+            store.close()
