@@ -59,8 +59,6 @@ class InMemoryEntryStore:
             update["references"] = draft.references
         if "confidence" in given:
             update["confidence"] = draft.confidence
-        if existing.source_project is None:
-            update["source_project"] = draft.source_project
         self.entries[existing.id] = existing.model_copy(update=update)
         return UpsertOutcome(entry_id=existing.id, created=False, observation_count=update["observation_count"])
 

@@ -15,7 +15,7 @@ he her here hers him his how i if in into is it its itself just let like made ma
 more most much must my no nor not now of off on once only or other our out over own same she should so some
 such than that the their them then there these they this those through to too under until up upon us use
 used uses using very was way we were what when where which while who whom why will with within without would
-you your instead when one two three first second new get gets got via per
+you your instead when one two three first second new get gets got via per redacted
 """.split())
 MAX_KEYWORDS = 10
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional, Sequence
 
-from memory_adapters.provider_errors import map_vendor_error
+from memory_adapters.provider_errors import map_vendor_error, single_vector
 from memory_core.errors import ProviderUnavailable
 
 DEFAULT_MODEL = "gemini-embedding-001"
@@ -24,6 +24,7 @@ class GeminiEmbedder:
         key = os.environ.get(KEY_VARIABLE)
         if not key:
             raise ProviderUnavailable(f"{KEY_VARIABLE} is not set")
+        self._key = key
         try:
             from google import genai
             from google.genai import types
@@ -42,7 +43,7 @@ class GeminiEmbedder:
         try:
             response = self._client.models.embed_content(model=self.model_name, contents=list(texts), config=config)
         except Exception as exc:  # noqa: BLE001 - every vendor error is mapped to the core's errors
-            raise map_vendor_error(exc, "gemini") from exc
+            raise map_vendor_error(exc, "gemini", self._key) from exc
         return [list(e.values or []) for e in (response.embeddings or [])]
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
@@ -51,4 +52,4 @@ class GeminiEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         """Embed a query with task type RETRIEVAL_QUERY."""
-        return self._embed([text], "RETRIEVAL_QUERY")[0]
+        return single_vector(self._embed([text], "RETRIEVAL_QUERY"), "gemini")

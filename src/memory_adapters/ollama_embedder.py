@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional, Sequence
 
-from memory_adapters.provider_errors import map_vendor_error
+from memory_adapters.provider_errors import map_vendor_error, single_vector
 from memory_core.errors import EmbeddingError, ProviderUnavailable
 
 DEFAULT_MODEL = "nomic-embed-text"
@@ -53,4 +53,4 @@ class OllamaEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query."""
-        return self._embed([text])[0]
+        return single_vector(self._embed([text]), "ollama")

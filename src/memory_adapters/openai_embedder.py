@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional, Sequence
 
-from memory_adapters.provider_errors import map_vendor_error
+from memory_adapters.provider_errors import map_vendor_error, single_vector
 from memory_core.errors import ProviderUnavailable
 
 DEFAULT_MODEL = "text-embedding-3-small"
@@ -24,6 +24,7 @@ class OpenAIEmbedder:
         key = os.environ.get(KEY_VARIABLE)
         if not key:
             raise ProviderUnavailable(f"{KEY_VARIABLE} is not set")
+        self._key = key
         try:
             import openai
         except ImportError as exc:
@@ -38,7 +39,7 @@ class OpenAIEmbedder:
             response = self._client.embeddings.create(model=self.model_name, input=list(texts),
                                                       dimensions=self.dimensions)
         except Exception as exc:  # noqa: BLE001 - mapped to the core's errors
-            raise map_vendor_error(exc, "openai") from exc
+            raise map_vendor_error(exc, "openai", self._key) from exc
         ordered = sorted(response.data, key=lambda d: d.index)
         return [list(d.embedding) for d in ordered]
 
@@ -48,4 +49,4 @@ class OpenAIEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (OpenAI models are symmetric)."""
-        return self._embed([text])[0]
+        return single_vector(self._embed([text]), "openai")

@@ -25,11 +25,14 @@ def redact(text: str) -> str:
     return _SECRET.sub("[redacted]", text)
 
 
-def map_vendor_error(exc: BaseException, provider: str) -> EmbeddingError:
-    """429 -> RateLimited; auth, network, timeout and 5xx -> ProviderUnavailable; else EmbeddingError."""
+def map_vendor_error(exc: BaseException, provider: str, secret: str = "") -> EmbeddingError:
+    """429 -> RateLimited; auth, network, timeout and 5xx -> ProviderUnavailable; else EmbeddingError.
+
+    `secret` (the configured key) is removed from the message whatever its shape."""
     status = status_of(exc)
     name = type(exc).__name__
-    summary = redact(str(exc))[:200]
+    text = str(exc).replace(secret, "[redacted]") if secret else str(exc)
+    summary = redact(text)[:200]
     if status == 429 or "RateLimit" in name:
         return RateLimited(f"{provider}: rate limited (HTTP 429)")
     if status in (401, 403) or "Auth" in name or "Permission" in name:
@@ -39,3 +42,10 @@ def map_vendor_error(exc: BaseException, provider: str) -> EmbeddingError:
     if "Timeout" in name or "Connect" in name or "Connection" in name or isinstance(exc, (OSError, TimeoutError)):
         return ProviderUnavailable(f"{provider}: unreachable ({name})")
     return EmbeddingError(f"{provider}: {name}: {summary}")
+
+
+def single_vector(vectors: list[list[float]], provider: str) -> list[float]:
+    """The one vector of a one-text request; an answer without it is an EmbeddingError."""
+    if len(vectors) != 1:
+        raise EmbeddingError(f"{provider}: expected 1 vector, got {len(vectors)}")
+    return vectors[0]

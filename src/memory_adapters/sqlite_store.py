@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import os
+import random
 import re
 import sqlite3
 import sys
+import threading
+import time
 from datetime import datetime, timezone
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 from pydantic import ValidationError
 
 from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
+from memory_adapters.sqlite_health import header_problem, mark_verified, quick_check, verified_unchanged
 from memory_adapters.sqlite_schema import ensure_fts, migrate
 
 BUSY_TIMEOUT_MS = 5000
@@ -72,19 +78,38 @@ def _json_list(text: Optional[str]) -> list[str]:
 class SqliteEntryStore:
     """Implements EntryStore, KeywordIndex and EmbeddingStore over one SQLite database file."""
 
-    def __init__(self, path: str, enable_fts5: bool = True) -> None:
+    def __init__(self, path: str, enable_fts5: bool = True, full_check: bool = False) -> None:
+        """Open (creating if needed), check and migrate. `full_check` runs quick_check when the file changed
+        since it was last verified; the cheap header check always runs. Raises DatabaseCorrupt or StorageError."""
         self.path = path
+        problem = header_problem(path)
+        if problem:
+            raise DatabaseCorrupt(f"{path}: {problem}")
+        self._lock = threading.RLock()  # one connection, possibly shared by an MCP server's worker threads
+        self._verify_after_open = False
         try:
             parent = os.path.dirname(os.path.abspath(path))
-            os.makedirs(parent, exist_ok=True)
+            os.makedirs(parent, mode=0o700, exist_ok=True)
+            created = not os.path.exists(path)
+            if created:
+                # The database holds months of a user's notes: private from the first byte.
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
             self._conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                          check_same_thread=False)
             self._configure()
             self._fts5 = enable_fts5 and fts5_compiled_in()
+            if full_check and not created and not verified_unchanged(path):
+                problem = quick_check(self._conn)
+                if problem:
+                    raise DatabaseCorrupt(f"{path} failed its integrity check: {problem}")
+                self._verify_after_open = True
             migrate(self._conn, self._fts5)
             if self._fts5:
                 ensure_fts(self._conn)
             self._fts5 = self._fts5 and self._has_fts_table()
+        except DatabaseCorrupt:
+            self._close_quietly()
+            raise
         except sqlite3.DatabaseError as exc:
             self._close_quietly()
             if isinstance(exc, sqlite3.OperationalError) and "locked" not in str(exc) and not _looks_corrupt(exc):
@@ -92,6 +117,8 @@ class SqliteEntryStore:
             raise DatabaseCorrupt(f"{path} is not a usable SQLite database: {exc}") from exc
         except OSError as exc:
             raise StorageError(f"cannot open {path}: {exc}") from exc
+        if full_check:
+            atexit.register(self._close_at_exit)
         if not self._fts5 and enable_fts5:
             print("iflow-memory: FTS5 not available, keyword search disabled", file=sys.stderr)
 
@@ -110,23 +137,38 @@ class SqliteEntryStore:
         except Exception:  # noqa: BLE001 - closing a half-open connection must not mask the real error
             pass
 
+    def _close_at_exit(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.close()
+
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (checkpointing the WAL) and remember that the file was sound."""
         self._conn.close()
+        if self._verify_after_open:
+            mark_verified(self.path)
 
     # -- writes -----------------------------------------------------------------------------
-    def _write(self, sql: str, params: Sequence = ()) -> sqlite3.Cursor:
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One short IMMEDIATE transaction; busy is retried with backoff, other errors become StorageError."""
+        self._lock.acquire()
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
+            begin_with_retry(self._conn)
             try:
-                cursor = self._conn.execute(sql, params)
+                yield self._conn
                 self._conn.execute("COMMIT")
-                return cursor
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
-            raise StorageError(f"write to {self.path} failed: {exc}") from exc
+            raise _storage_error(self.path, exc) from exc
+        finally:
+            self._lock.release()
+
+    def _write(self, sql: str, params: Sequence = ()) -> sqlite3.Cursor:
+        with self._tx() as conn:
+            return conn.execute(sql, params)
 
     def upsert(self, draft: EntryDraft, now: datetime) -> UpsertOutcome:
         """Insert, or reinforce (observation +1) and overwrite the text fields that were given."""
@@ -143,7 +185,6 @@ class SqliteEntryStore:
                 keywords = CASE WHEN ? THEN excluded.keywords ELSE entries.keywords END,
                 "references" = CASE WHEN ? THEN excluded."references" ELSE entries."references" END,
                 confidence = CASE WHEN ? THEN excluded.confidence ELSE entries.confidence END,
-                source_project = COALESCE(entries.source_project, excluded.source_project),
                 observation_count = entries.observation_count + 1,
                 updated_at = excluded.updated_at
             RETURNING observation_count
@@ -155,17 +196,9 @@ class SqliteEntryStore:
             bool(draft.reasoning), "keywords" in given and bool(draft.keywords),
             "references" in given and bool(draft.references), "confidence" in given,
         )
-        try:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                existed = self._conn.execute("SELECT 1 FROM entries WHERE id = ?", (draft.entry_id,)).fetchone()
-                count = self._conn.execute(sql, params).fetchone()[0]
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise StorageError(f"write to {self.path} failed: {exc}") from exc
+        with self._tx() as conn:
+            existed = conn.execute("SELECT 1 FROM entries WHERE id = ?", (draft.entry_id,)).fetchone()
+            count = conn.execute(sql, params).fetchone()[0]
         return UpsertOutcome(entry_id=draft.entry_id, created=existed is None, observation_count=count)
 
     def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
@@ -175,17 +208,8 @@ class SqliteEntryStore:
     def import_entries(self, items: Sequence[tuple[EntryDraft, Optional[datetime]]],
                        now: datetime) -> list[ImportOutcome]:
         """Import a whole knowledge bank in one transaction: all of it lands, or none of it."""
-        try:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                outcomes = [self._import_one(draft, now, updated_at) for draft, updated_at in items]
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise StorageError(f"write to {self.path} failed: {exc}") from exc
-        return outcomes
+        with self._tx():
+            return [self._import_one(draft, now, updated_at) for draft, updated_at in items]
 
     def _import_one(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime]) -> ImportOutcome:
         """Insert a new imported entry, or raise its counters to the markdown's; never bump otherwise."""
@@ -215,7 +239,9 @@ class SqliteEntryStore:
 
     def delete(self, entry_id: str) -> bool:
         """Delete one entry; True when it existed."""
-        return self._write("DELETE FROM entries WHERE id = ?", (entry_id,)).rowcount > 0
+        with self._tx() as conn:
+            conn.execute("DELETE FROM staged_vectors WHERE id = ?", (entry_id,))
+            return conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,)).rowcount > 0
 
     def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
         """Increment recall_count and set last_recalled_at in one short transaction."""
@@ -351,42 +377,24 @@ class SqliteEntryStore:
 
     def promote_staged(self, space) -> bool:
         """Swap the staged set in and pin its space, only if it covers every entry."""
-        try:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                missing = self._conn.execute(
-                    "SELECT COUNT(*) FROM entries e LEFT JOIN staged_vectors s ON s.id = e.id WHERE s.id IS NULL"
-                ).fetchone()[0]
-                if missing:
-                    self._conn.execute("ROLLBACK")
-                    return False
-                self._conn.execute(
-                    "UPDATE entries SET embedding = (SELECT vector FROM staged_vectors s WHERE s.id = entries.id)")
-                self._conn.execute("DELETE FROM staged_vectors")
-                for key, value in (("embedding_provider", space.provider), ("embedding_model", space.model),
-                                   ("embedding_dimensions", str(space.dimensions))):
-                    self._conn.execute(_SET_META, (key, value))
-                self._conn.execute("DELETE FROM _metadata WHERE key LIKE 'staged_embedding_%'")
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise StorageError(f"write to {self.path} failed: {exc}") from exc
+        with self._tx() as conn:
+            missing = conn.execute(
+                "SELECT COUNT(*) FROM entries e LEFT JOIN staged_vectors s ON s.id = e.id WHERE s.id IS NULL"
+            ).fetchone()[0]
+            if missing:
+                return False
+            conn.execute("UPDATE entries SET embedding = (SELECT vector FROM staged_vectors s WHERE s.id = entries.id)")
+            conn.execute("DELETE FROM staged_vectors")
+            for key, value in (("embedding_provider", space.provider), ("embedding_model", space.model),
+                               ("embedding_dimensions", str(space.dimensions))):
+                conn.execute(_SET_META, (key, value))
+            conn.execute("DELETE FROM _metadata WHERE key LIKE 'staged_embedding_%'")
         return True
 
     def _transaction(self, statements: list[tuple[str, Sequence]]) -> None:
-        try:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                for sql, params in statements:
-                    self._conn.execute(sql, params)
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise StorageError(f"write to {self.path} failed: {exc}") from exc
+        with self._tx() as conn:
+            for sql, params in statements:
+                conn.execute(sql, params)
 
     # -- keyword index ----------------------------------------------------------------------
     @property
@@ -442,6 +450,33 @@ def _trusted(data: dict) -> bool:
         and isinstance(data["observation_count"], int) and data["observation_count"] >= 1
         and isinstance(data["recall_count"], int) and data["recall_count"] >= 0
     )
+
+
+BUSY_RETRIES = 6
+
+
+def begin_with_retry(conn: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE; if still busy after the busy timeout, retry a few times with jittered backoff."""
+    for attempt in range(BUSY_RETRIES):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" not in text and "busy" not in text) or attempt == BUSY_RETRIES - 1:
+                raise
+            time.sleep(0.02 * (2 ** attempt) * (1 + random.random()))
+
+
+def _storage_error(path: str, exc: sqlite3.Error) -> StorageError:
+    text = str(exc).lower()
+    if _looks_corrupt(exc):
+        return DatabaseCorrupt(f"{path} is corrupt: {exc}")
+    if "readonly" in text or "read-only" in text:
+        return StorageError(f"cannot write {path}: the file or its directory is read-only")
+    if "full" in text:
+        return StorageError(f"cannot write {path}: the disk is full (nothing already stored was lost)")
+    return StorageError(f"write to {path} failed: {exc}")
 
 
 def _looks_corrupt(exc: sqlite3.DatabaseError) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional, Sequence
 
-from memory_adapters.provider_errors import map_vendor_error
+from memory_adapters.provider_errors import map_vendor_error, single_vector
 from memory_core.errors import ProviderUnavailable
 
 DEFAULT_MODEL = "voyage-code-3"
@@ -27,12 +27,19 @@ class VoyageEmbedder:
         key = os.environ.get(KEY_VARIABLE)
         if not key:
             raise ProviderUnavailable(f"{KEY_VARIABLE} is not set")
+        self._key = key
         try:
             import voyageai
         except ImportError as exc:
             raise ProviderUnavailable(f"voyageai is not installed: {INSTALL_HINT}") from exc
         if session is not None:
             voyageai.requestssession = session
+            # The SDK caches one session per thread; drop it so the injected one is used.
+            from voyageai.api_resources import api_requestor
+
+            for attribute in ("session", "session_create_time"):
+                if hasattr(api_requestor._thread_context, attribute):
+                    delattr(api_requestor._thread_context, attribute)
         self._client = voyageai.Client(api_key=key, max_retries=0, timeout=timeout_s)
         self.model_name = model
         self.dimensions = dimensions
@@ -42,7 +49,7 @@ class VoyageEmbedder:
             result = self._client.embed(list(texts), model=self.model_name, input_type=input_type,
                                         output_dimension=self.dimensions)
         except Exception as exc:  # noqa: BLE001 - mapped to the core's errors
-            raise map_vendor_error(exc, "voyage") from exc
+            raise map_vendor_error(exc, "voyage", self._key) from exc
         return [list(v) for v in result.embeddings]
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
@@ -51,4 +58,4 @@ class VoyageEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         """Embed a query with input_type=query."""
-        return self._embed([text], "query")[0]
+        return single_vector(self._embed([text], "query"), "voyage")

@@ -36,14 +36,16 @@ exit status: 0 ok; 1 invalid input or not found; 2 database error (inject and ho
 def _import(args: argparse.Namespace) -> int:
     """Import markdown entries and print what changed."""
     from memory_apps.config import load_config
-    from memory_apps.container import build_container, default_global_store
+    from memory_apps.container import build_container, default_global_store, open_store_recovering
     from memory_apps.embedding_jobs import embed_after_write
     from memory_core.errors import StorageError
 
     global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
     try:
-        container = build_container(load_config(args.project_root), global_store)
+        container = build_container(load_config(args.project_root), global_store, full_check=True)
+        store = open_store_recovering(container, args.project_root, global_store, auto_import=False)
         report = container.importer().run(args.project_root, global_store)
+        store.set_metadata(f"imported:{os.path.abspath(args.project_root)}", "imported")
         if report.new or report.updated:
             embed_after_write(container)
     except StorageError as exc:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
+from typing import Optional
 
 from dependency_injector import containers, providers
 
 from memory_adapters.git_context_source import GitProjectContextSource
+from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
 from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
 from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_adapters.system_clock import SystemClock
@@ -35,7 +38,8 @@ class Container(containers.DeclarativeContainer):
     config = providers.Configuration()
 
     clock = providers.Singleton(SystemClock)
-    store = providers.Singleton(SqliteEntryStore, path=config.db_path, enable_fts5=config.fts5)
+    store = providers.Singleton(SqliteEntryStore, path=config.db_path, enable_fts5=config.fts5,
+                                full_check=config.full_check)
     knowledge_reader = providers.Singleton(MarkdownKnowledgeBankReader)
     context_source = providers.Singleton(GitProjectContextSource)
     embedder_builder = providers.Object(build_embedder)
@@ -57,20 +61,26 @@ class Container(containers.DeclarativeContainer):
         embedder_problem=embedder_problem,
     )
     keyword_tiers = providers.Singleton(build_keyword_tiers, config.keyword_provider)
-    remember = providers.Factory(Remember, store=store, clock=clock, keywords=keyword_tiers)
+    audit_trail = providers.Singleton(MarkdownAuditTrail, global_store=config.global_store,
+                                      project_root=config.project_root)
+    remember = providers.Factory(Remember, store=store, clock=clock, keywords=keyword_tiers, audit=audit_trail)
     embed_pending = providers.Factory(EmbedPending, store=store)
     local_keywords = providers.Singleton(build_keyword_tiers, "local")
     importer = providers.Factory(ImportKnowledgeBank, reader=knowledge_reader, store=store, clock=clock,
                                  keywords=local_keywords)
 
 
-def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True) -> Container:
+def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True,
+                    project_root: Optional[str] = None, full_check: bool = False) -> Container:
     """A container configured for one global store and one project's settings."""
     container = Container()
     container.config.from_dict(
         {
             "db_path": os.path.join(global_store, DB_FILENAME),
+            "global_store": global_store,
+            "project_root": project_root,
             "fts5": fts5,
+            "full_check": full_check,
             "vector_weight": settings.vector_weight,
             "keyword_weight": settings.keyword_weight,
             "prominence_weight": settings.prominence_weight,
@@ -102,3 +112,26 @@ def retrieval_for(container: Container, plan: EmbeddingPlan) -> RetrieveAndRank:
         index = NumpyVectorIndex(container.store(), plan.query.dimensions)
     return container.retrieve(embedder=plan.query, vector_index=index,
                               embedder_problem=plan.problem or "no embedding provider configured")
+
+
+def open_store_recovering(container: Container, project_root: Optional[str], global_store: str,
+                          auto_import: bool = True):
+    """Open the store for writing. A corrupt file is moved aside (never deleted); a new or empty database
+    (first use, deleted, or just moved aside) is rebuilt from the markdown audit trail before any write."""
+    from memory_adapters.sqlite_health import quarantine
+    from memory_core.errors import DatabaseCorrupt
+
+    try:
+        store = container.store()
+    except DatabaseCorrupt as exc:
+        moved = quarantine(container.config.db_path())
+        print(f"iflow-memory: {exc}; moved it to {moved}", file=sys.stderr)
+        container.store.reset()
+        store = container.store()
+    root = os.path.abspath(project_root or os.getcwd())
+    if auto_import and (store.count() == 0 or store.get_metadata(f"imported:{root}") is None):
+        report = container.importer().run(root, global_store)
+        store.set_metadata(f"imported:{root}", "imported")
+        if report.new:
+            print(f"iflow-memory: imported {report.new} entries from markdown", file=sys.stderr)
+    return store

@@ -18,11 +18,17 @@ CLOUD_KEYS = {"gemini": "GEMINI_API_KEY", "voyage": "VOYAGE_API_KEY", "openai": 
 def build_embedder(provider: str, model: str) -> Embedder:
     """Construct one raw adapter; `model` '' means the provider's default. Raises ProviderUnavailable."""
     if provider == "local":
+        from memory_adapters.local_embedder import MODEL_NAME as LOCAL_MODEL_NAME
         from memory_adapters.local_embedder import LocalOnnxEmbedder
 
-        if model and os.path.isdir(os.path.expanduser(model)):
-            return LocalOnnxEmbedder(model_dir=os.path.expanduser(model))
-        return LocalOnnxEmbedder(model_name=model or None)
+        path = os.path.expanduser(model) if model else ""
+        if path and os.path.isdir(path):
+            return LocalOnnxEmbedder(model_dir=path)
+        if path and (os.sep in path or path.startswith(".")):
+            raise ProviderUnavailable(f"local model directory {path} not found")
+        if model and model != LOCAL_MODEL_NAME:
+            raise ProviderUnavailable(f"unknown local model {model!r}: give a directory holding model.onnx")
+        return LocalOnnxEmbedder()
     if provider == "gemini":
         from memory_adapters.gemini_embedder import DEFAULT_MODEL, GeminiEmbedder
 

@@ -143,14 +143,19 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, container_fact
     except Exception as exc:  # noqa: BLE001 - the hook must always get a block
         print(f"iflow-memory: semantic memory unavailable ({type(exc).__name__}: {exc}); "
               "using the markdown pipeline", file=sys.stderr)
-        return legacy_injection(request, SystemClock().now(), _reason(exc))
+        return legacy_injection(request, SystemClock().now(), _reason(exc, request.global_store))
 
 
-def _reason(exc: Exception) -> str:
+def _reason(exc: Exception, global_store: str) -> str:
+    from memory_adapters.sqlite_health import quarantine
     from memory_core.errors import DatabaseCorrupt, StorageError
 
     if isinstance(exc, DatabaseCorrupt):
-        return "database corrupt"
+        try:
+            moved = quarantine(os.path.join(global_store, "memory.db"))
+        except OSError:
+            moved = None
+        return "database corrupt, moved aside; the next write rebuilds it" if moved else "database corrupt"
     if isinstance(exc, StorageError):
         return "database unavailable"
     return f"error: {type(exc).__name__}"

@@ -12,7 +12,8 @@ from dependency_injector import providers
 from pydantic import ValidationError
 
 from memory_apps.config import MemoryConfig, load_config
-from memory_apps.container import build_container, default_global_store, embedding_plan, retrieval_for
+from memory_apps.container import (build_container, default_global_store, embedding_plan, open_store_recovering,
+                                   retrieval_for)
 from memory_apps.embedding_jobs import embed_after_write
 from memory_apps.embedding_setup import build_embedder
 from memory_core.errors import InvalidEntry
@@ -48,7 +49,9 @@ class MemoryService:
         self.project_root = os.path.abspath(project_root or os.getcwd())
         self.global_store = os.path.expanduser(global_store) if global_store else default_global_store()
         self.settings = settings or load_config(self.project_root)
-        self.container = build_container(self.settings, self.global_store)
+        self.container = build_container(self.settings, self.global_store, project_root=self.project_root,
+                                         full_check=True)
+        open_store_recovering(self.container, self.project_root, self.global_store)
         # Long-running hosts load a model once, not per call.
         self.container.embedder_builder.override(providers.Object(functools.lru_cache(maxsize=4)(build_embedder)))
         self._lock = threading.RLock()

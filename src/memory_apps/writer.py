@@ -95,7 +95,7 @@ def write(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from memory_apps.config import load_config
-    from memory_apps.container import build_container, default_global_store
+    from memory_apps.container import build_container, default_global_store, open_store_recovering
     from memory_apps.embedding_jobs import embed_after_write
     from memory_core.errors import StorageError
     from memory_core.models import EntryDraft
@@ -109,14 +109,37 @@ def write(args: argparse.Namespace) -> int:
         print(f"iflow-memory: invalid entry: {describe_validation_error(exc)}", file=sys.stderr)
         return EXIT_INVALID
     global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
+    settings = load_config(args.project_root)
+    if not settings.semantic_enabled:
+        return _markdown_only(draft, global_store, args.project_root)
     try:
-        container = build_container(load_config(args.project_root), global_store)
-        stored = container.remember().run(draft)
+        container = build_container(settings, global_store, project_root=args.project_root, full_check=True)
+        open_store_recovering(container, args.project_root, global_store)
+        remember = container.remember()
+        stored = remember.run(draft)
         embed_after_write(container, [stored.entry_id])
     except StorageError as exc:
         print(f"iflow-memory: database error: {exc}", file=sys.stderr)
         return EXIT_DATABASE
+    if remember.audit_problem:
+        print(f"iflow-memory: {remember.audit_problem}", file=sys.stderr)
     print(f"Stored: {stored.name} (id: {stored.entry_id})")
+    return EXIT_OK
+
+
+def _markdown_only(draft, global_store: str, project_root: str) -> int:
+    """memory_semantic_enabled: false — write the markdown files only, no database (spec 001 D9.6)."""
+    from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
+    from memory_adapters.system_clock import SystemClock
+    from memory_core.models import Entry
+
+    entry = Entry.from_draft(draft, SystemClock().now())
+    try:
+        MarkdownAuditTrail(global_store, project_root).record(entry, increment=True)
+    except OSError as exc:
+        print(f"iflow-memory: cannot write markdown: {exc}", file=sys.stderr)
+        return EXIT_DATABASE
+    print(f"Stored: {entry.name} (id: {entry.id})")
     return EXIT_OK
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from memory_core.errors import EmbeddingError
+from memory_core.errors import EmbeddingError, RateLimited
 from memory_core.ports.embedder import Embedder
 
 DEFAULT_BATCH_SIZE = 32
@@ -39,7 +39,10 @@ class NormalisingEmbedder:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             batch = list(texts[start:start + self._batch_size])
-            raw = self.inner.embed_documents(batch)
+            try:
+                raw = self.inner.embed_documents(batch)
+            except RateLimited as exc:
+                raise RateLimited(str(exc), partial=vectors) from exc
             if len(raw) != len(batch):
                 raise EmbeddingError(f"provider returned {len(raw)} vectors for {len(batch)} texts")
             vectors.extend(l2_normalise(v, self.dimensions) for v in raw)

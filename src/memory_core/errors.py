@@ -37,7 +37,13 @@ class ProviderUnavailable(EmbeddingError):
 
 
 class RateLimited(EmbeddingError):
-    """The provider answered HTTP 429; stop the batch and keep what was done."""
+    """The provider answered HTTP 429; stop the batch and keep what was done.
+
+    `partial` holds the vectors received before the limit hit (for the first texts of the call)."""
+
+    def __init__(self, message: str = "rate limited", partial: "list[list[float]] | None" = None) -> None:
+        super().__init__(message)
+        self.partial = partial or []
 
 
 class KeywordGenerationError(MemoryCoreError):

@@ -50,7 +50,7 @@ class TieredKeywords:
     def generate(self, name: str, description: str, reasoning: str, category: str,
                  supplied: Sequence[str] = ()) -> list[str]:
         """Return 3-10 keywords, or [] when every tier failed (the entry is still stored)."""
-        text = "\n".join([name, description, reasoning])
+        text = "\n".join([description, reasoning])  # AC5: grounded in the description or reasoning
         accepted = self._accept(supplied, text)
         if accepted:
             return accepted

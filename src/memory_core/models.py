@@ -10,6 +10,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory_core.hashing import content_hash
+from memory_core.redaction import redact_secrets
 
 Category = Literal["anti-patterns", "patterns", "heuristics"]
 Confidence = Literal["high", "medium", "low"]
@@ -20,6 +21,8 @@ CATEGORIES: tuple[str, ...] = ("anti-patterns", "heuristics", "patterns")
 
 CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
 MAX_KEYWORDS = 10
+MAX_REFERENCES = 50
+MAX_REFERENCE_LENGTH = 500
 
 
 def _clean_string_list(value: object, field: str) -> list[str]:
@@ -50,10 +53,10 @@ class EntryDraft(BaseModel):
 
     name: str = Field(min_length=1, max_length=300)
     description: str = Field(min_length=1, max_length=20_000)
-    reasoning: str = ""
+    reasoning: str = Field(default="", max_length=20_000)
     category: Category
     keywords: list[str] = Field(default_factory=list)
-    references: list[str] = Field(default_factory=list)
+    references: list[str] = Field(default_factory=list, max_length=MAX_REFERENCES)
     confidence: Confidence = "medium"
     source: Source = "manual"
     source_project: Optional[str] = None
@@ -68,14 +71,22 @@ class EntryDraft(BaseModel):
     @field_validator("references", mode="before")
     @classmethod
     def _references(cls, value: object) -> list[str]:
-        return _clean_string_list(value, "references")
+        references = _clean_string_list(value, "references")
+        if any(len(r) > MAX_REFERENCE_LENGTH for r in references):
+            raise ValueError(f"each reference must be at most {MAX_REFERENCE_LENGTH} characters")
+        return [redact_secrets(r) for r in references]
 
     @field_validator("name", "description")
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("must not be empty")
-        return value
+        return redact_secrets(value)
+
+    @field_validator("reasoning", "source_project")
+    @classmethod
+    def _no_secrets(cls, value: Optional[str]) -> Optional[str]:
+        return redact_secrets(value) if value else value
 
     @property
     def entry_id(self) -> str:

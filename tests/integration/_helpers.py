@@ -28,7 +28,7 @@ def run_module(module: str, args: Sequence[str], home: Path, cwd: Optional[Path]
     """Run `python -m module args...` with a temp HOME and no API keys; capture text output."""
     return subprocess.run(
         [PYTHON, "-m", module, *map(str, args)],
-        env=app_env(home), cwd=str(cwd) if cwd else None, input=stdin,
+        env=app_env(home), cwd=str(cwd or home), input=stdin,  # never the repository: writers dual-write to cwd
         capture_output=True, text=True, timeout=TIMEOUT_S,
     )
 

@@ -31,7 +31,7 @@ def v024_project(tmp_path):
 
 
 def test_corrupt_database_falls_back_to_markdown_and_keeps_the_file(tmp_path, isolated_home, v024_project):
-    """AC7 (c): a database that is not SQLite -> markdown pipeline, exit 0, the file is left alone."""
+    """AC7 (c): a database that is not SQLite -> markdown pipeline, exit 0, the file moved aside intact."""
     store = tmp_path / "global-store"
     store.mkdir()
     garbage = random.Random(7).randbytes(16384)
@@ -47,7 +47,9 @@ def test_corrupt_database_falls_back_to_markdown_and_keeps_the_file(tmp_path, is
     # Apart from the diagnostic line, the fallback is exactly the reference markdown injector's output.
     golden = shared_fixture("legacy", "golden", "v024-local-limit20.txt").read_text(encoding="utf-8")
     assert _without_diagnostic(result.stdout) == golden
-    assert (store / "memory.db").read_bytes() == garbage, "a corrupt database must never be deleted or rewritten"
+    moved = sorted(store.glob("memory.db.corrupt-*"))
+    assert len(moved) == 1 and moved[0].read_bytes() == garbage, "a corrupt database is moved aside, never deleted"
+    assert not (store / "memory.db").exists()
     assert "Traceback" not in result.stderr
 
 

@@ -132,7 +132,8 @@ def test_store_that_cannot_be_created_exits_2(tmp_path, isolated_home):
     assert result.stdout == ""
 
 
-def test_corrupt_database_exits_2_and_is_kept(tmp_path, isolated_home):
+def test_corrupt_database_is_moved_aside_and_rebuilt(tmp_path, isolated_home):
+    """Issue 5: the next writer call keeps the corrupt file (renamed) and rebuilds a working database."""
     store = tmp_path / "global-store"
     store.mkdir()
     garbage = b"\x00garbage, not SQLite\xff" * 512
@@ -140,8 +141,11 @@ def test_corrupt_database_exits_2_and_is_kept(tmp_path, isolated_home):
 
     result = write(store, isolated_home, ENTRY)
 
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert (store / "memory.db").read_bytes() == garbage
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    moved = sorted(store.glob("memory.db.corrupt-*"))
+    assert len(moved) == 1 and moved[0].read_bytes() == garbage
+    assert "Traceback" not in result.stderr
+    assert db_rows(store / "memory.db", "SELECT id FROM entries") == [(content_hash(ENTRY["description"]),)]
 
 
 @pytest.mark.parametrize("argv", [[], ["--entry-json", "{}", "--entry-file", "x.json"], ["--action", "delete"]],

@@ -71,8 +71,7 @@ def test_first_run_pins_the_embedders_space_and_embeds_everything():
     embedder = old_embedder()
     report = EmbedPending(store, embedder, batch_size=3).run(max_entries=None)
     assert (report.embedded, report.remaining, report.error, report.rate_limited) == (7, 0, None, False)
-    assert pinned_space(store) == EmbeddingSpace("fake", "old-model", 16)
-    assert store.pending_ids(100) == []
+    assert pinned_space(store) == EmbeddingSpace("fake", "old-model", 16) and store.pending_ids(100) == []
     assert sorted(dict(store.vectors())) == sorted(ids)
     assert all(len(blob) == 16 * 4 for _, blob in store.vectors())
     assert [len(t) for t in embedded_texts(embedder)] == [3, 3, 1]
@@ -98,8 +97,7 @@ def test_first_ids_go_in_the_first_batch():
     embedder = old_embedder()
     wanted = [ids[8], ids[5]]
     report = EmbedPending(store, embedder, batch_size=3).run(max_entries=3, first=["ffffffffffffffff", *wanted])
-    assert report.embedded == 3
-    assert set(wanted) <= set(dict(store.vectors()))
+    assert report.embedded == 3 and set(wanted) <= set(dict(store.vectors()))
     first_batch = embedded_texts(embedder)[0]
     assert "Lesson number 8" in first_batch[0] and "Lesson number 5" in first_batch[1]
 
@@ -108,8 +106,7 @@ def test_rate_limit_stops_the_run_and_keeps_finished_batches():
     store, ids = store_with(6)
     flaky = ScriptedEmbedder(2, RateLimited("429"), dimensions=16, provider_name="fake", model_name="old-model")
     report = EmbedPending(store, flaky, batch_size=2).run(max_entries=None)
-    assert report.rate_limited is True and report.error is None
-    assert (report.embedded, report.remaining) == (2, 4)
+    assert (report.rate_limited, report.error, report.embedded, report.remaining) == (True, None, 2, 4)
     assert len(dict(store.vectors())) == 2
     again = EmbedPending(store, old_embedder(), batch_size=2).run(max_entries=None)
     assert (again.embedded, again.remaining, again.rate_limited) == (4, 0, False)
@@ -126,7 +123,8 @@ def test_embedding_error_is_reported_and_nothing_is_stored():
 
 def test_deadline_stops_between_batches():
     store, ids = store_with(20)
-    report = EmbedPending(store, ScriptedEmbedder(delay=0.05, dimensions=16), batch_size=1).run(max_entries=None, deadline_s=0.08)
+    slow = ScriptedEmbedder(delay=0.05, dimensions=16)
+    report = EmbedPending(store, slow, batch_size=1).run(max_entries=None, deadline_s=0.08)
     assert 1 <= report.embedded < 20
     assert report.remaining == 20 - report.embedded
 
@@ -139,13 +137,11 @@ def test_another_space_is_staged_aside_and_queries_keep_the_old_space():
     assert report.migrating_to == "fake/new-model (24d)"
     assert (report.embedded, report.remaining, report.promoted) == (2, 3, False)
     assert dict(store.vectors()) == before
-    assert staged_space(store) == EmbeddingSpace("fake", "new-model", 24)
-    assert pinned_space(store) == EmbeddingSpace("fake", "old-model", 16)
+    assert (staged_space(store).model, pinned_space(store).model) == ("new-model", "old-model")
     assert all(len(blob) == 24 * 4 for blob in store.staged_by_id.values())
     assert retrieve(store, old_embedder()).vector.ran is True
     refused = retrieve(store, new_embedder()).vector
-    assert refused.ran is False
-    assert "fake/old-model (16d)" in refused.reason and "fake/new-model (24d)" in refused.reason
+    assert not refused.ran and "fake/old-model (16d)" in refused.reason and "fake/new-model (24d)" in refused.reason
 
 
 def test_promotion_swaps_in_the_new_space_once_every_entry_is_staged():
@@ -153,26 +149,22 @@ def test_promotion_swaps_in_the_new_space_once_every_entry_is_staged():
     EmbedPending(store, new_embedder(), batch_size=2).run(max_entries=2)
     report = EmbedPending(store, new_embedder(), batch_size=2).run(max_entries=None)
     assert (report.embedded, report.remaining, report.promoted) == (3, 0, True)
-    assert pinned_space(store) == EmbeddingSpace("fake", "new-model", 24)
-    assert staged_space(store) is None
+    assert (pinned_space(store), staged_space(store)) == (EmbeddingSpace("fake", "new-model", 24), None)
     assert sorted(dict(store.vectors())) == sorted(ids)
     assert all(len(blob) == 24 * 4 for _, blob in store.vectors())
-    assert retrieve(store, new_embedder()).vector.ran is True
-    assert retrieve(store, old_embedder()).vector.ran is False
+    assert (retrieve(store, new_embedder()).vector.ran, retrieve(store, old_embedder()).vector.ran) == (True, False)
 
 
 def test_an_entry_added_mid_migration_is_staged_before_promotion():
     store, ids = migrating_store()
-    new_space = EmbeddingSpace("fake", "new-model", 24)
     EmbedPending(store, new_embedder()).run(max_entries=3)
     late = add(store, 99)
-    assert late in store.unstaged_ids(100)
+    assert late in store.unstaged_ids(100)  # entries added mid-migration need a staged vector too
     almost = EmbedPending(store, new_embedder()).run(max_entries=2)
     assert (almost.remaining, almost.promoted) == (1, False)
-    assert store.promote_staged(new_space) is False
+    assert store.promote_staged(EmbeddingSpace("fake", "new-model", 24)) is False
     assert pinned_space(store).model == "old-model"
-    done = EmbedPending(store, new_embedder()).run(max_entries=None)
-    assert done.promoted is True
+    assert EmbedPending(store, new_embedder()).run(max_entries=None).promoted is True
     assert len(dict(store.vectors())[late]) == 24 * 4
 
 
@@ -201,10 +193,8 @@ def test_without_reembed_nothing_is_staged_and_the_error_names_the_pinned_space(
     before = dict(store.vectors())
     embedder = new_embedder()
     report = EmbedPending(store, embedder, allow_reembed=False).run(max_entries=None)
-    assert report.error is not None and "fake/old-model (16d)" in report.error
-    assert (report.embedded, report.promoted) == (0, False)
-    assert embedded_texts(embedder) == []
-    assert staged_space(store) is None and store.staged_by_id == {}
+    assert "fake/old-model (16d)" in report.error and (report.embedded, report.promoted) == (0, False)
+    assert embedded_texts(embedder) == [] and staged_space(store) is None and store.staged_by_id == {}
     assert dict(store.vectors()) == before
 
 

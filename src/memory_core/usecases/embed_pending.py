@@ -88,7 +88,10 @@ class EmbedPending:
             texts = [document_text(e.name, e.description, e.reasoning, e.keywords) for e in entries]
             try:
                 vectors = self._embedder.embed_documents(texts)
-            except RateLimited:
+            except RateLimited as exc:
+                for entry, vector in zip(entries, exc.partial):  # keep what the provider already returned
+                    store_vector(entry.id, vector_bytes(vector))
+                report.embedded += min(len(exc.partial), len(entries))
                 report.rate_limited = True
                 break
             except EmbeddingError as exc:

@@ -9,6 +9,7 @@ from typing import Optional
 from memory_core.keyword_tiers import TieredKeywords
 from memory_core.keywords import clean_keywords
 from memory_core.models import EntryDraft, UpsertOutcome
+from memory_core.ports.audit_trail import AuditTrail
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore
 
@@ -26,10 +27,13 @@ class Remembered:
 class Remember:
     """Stores learnings from writers (retro, MCP, CLI)."""
 
-    def __init__(self, store: EntryStore, clock: Clock, keywords: Optional[TieredKeywords] = None) -> None:
+    def __init__(self, store: EntryStore, clock: Clock, keywords: Optional[TieredKeywords] = None,
+                 audit: Optional[AuditTrail] = None) -> None:
         self._store = store
         self._clock = clock
         self._keywords = keywords
+        self._audit = audit
+        self.audit_problem: Optional[str] = None
 
     def run(self, draft: EntryDraft) -> Remembered:
         """Upsert the draft by content hash (vectors are added afterwards by EmbedPending)."""
@@ -40,4 +44,11 @@ class Remember:
             labels = clean_keywords(draft.keywords)
         draft = draft.model_copy(update={"keywords": labels})
         outcome: UpsertOutcome = self._store.upsert(draft, self._clock.now())
+        if self._audit is not None:
+            stored = self._store.get(outcome.entry_id)
+            if stored is not None:
+                try:
+                    self._audit.record(stored)
+                except OSError as exc:  # the database has it; say the markdown copy failed
+                    self.audit_problem = f"markdown audit trail not written: {exc}"
         return Remembered(outcome.entry_id, draft.name, outcome.created, outcome.observation_count)

@@ -1,0 +1,16 @@
+"""Audit trail port: the human-readable markdown copy every write also goes to (spec 001 D9)."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from memory_core.models import Entry
+
+
+@runtime_checkable
+class AuditTrail(Protocol):
+    """Records entries where `import` can rebuild the database from."""
+
+    def record(self, entry: Entry, increment: bool = False) -> list[str]:
+        """Append the entry (or update its counters; +1 from the file's own count with `increment`)."""
+        ...

@@ -1,0 +1,197 @@
+"""`iflow-memory embed`, `iflow-memory doctor` and the writer's own embedding, as real processes.
+
+The bank is imported with `memory_embedding_provider: none` (so every entry is pending), then the
+provider is switched to `local` (the bundled all-MiniLM-L6-v2 int8 model) for the commands under test.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows
+
+pytestmark = pytest.mark.slow
+
+BUNDLED_SPACE = "local/all-MiniLM-L6-v2-int8 (384d)"
+EMBEDDING_BYTES = 384 * 4
+HEADER_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": ""}
+BANK = [
+    ("anti-patterns", "Caching without an eviction policy",
+     "An in-process cache that only grows eventually takes the worker down with it; give every cache a size "
+     "bound and an eviction rule."),
+    ("anti-patterns", "Alerting on every warning",
+     "Paging on each warning line trains the on-call rotation to mute the pager; alert on symptoms users "
+     "feel, not on causes."),
+    ("anti-patterns", "Dashboards nobody owns",
+     "A wall of graphs without an owner rots: half the panels show metrics that were renamed months ago."),
+    ("anti-patterns", "Caching values that encode permissions",
+     "Keeping authorisation results in a shared cache served a revoked user for an hour after the revocation."),
+    ("patterns", "Cache keys carry a schema version",
+     "Prefix every cache key with the version of the value's shape, so a deploy that changes the shape never "
+     "reads stale objects."),
+    ("patterns", "Trace ids across queues",
+     "Put the trace id into every message header, so a request can be followed through the asynchronous "
+     "consumers as well."),
+    ("patterns", "Golden signals per service",
+     "Every service exports latency, traffic, saturation and failures with the same names, so one dashboard "
+     "template fits them all."),
+    ("patterns", "Warm the cache before switching traffic",
+     "Replay a sample of recent reads against a new cache cluster before routing users to it."),
+    ("heuristics", "Log less, but structured",
+     "Ten structured fields beat a hundred free-text lines; search works and storage bills stay small."),
+    ("heuristics", "Measure the hit ratio first",
+     "A cache with a hit ratio under a third mostly adds latency and a consistency problem."),
+    ("heuristics", "Delete alerts that never fired",
+     "Review alert rules every quarter and remove the ones that stayed silent; they usually watch nothing."),
+    ("heuristics", "Sample traces, keep errors",
+     "Keep one trace in a hundred for healthy requests but every trace of a failed one."),
+]
+N = len(BANK)
+
+
+def env_for(home: Path, ceiling: Path) -> dict:
+    env = app_env(home)
+    env["GIT_CEILING_DIRECTORIES"] = str(ceiling)
+    env.pop("OLLAMA_HOST", None)
+    return env
+
+
+def iflow_memory() -> list[str]:
+    """The console script the README documents (or its module when the script is not installed)."""
+    script = Path(PYTHON).parent / "iflow-memory"
+    return [str(script)] if script.is_file() else [PYTHON, "-m", "memory_apps.cli"]
+
+
+def write_config(project: Path, provider: str) -> None:
+    path = project / ".claude" / "iflow-dev.local.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"memory_embedding_provider: {provider}\n", encoding="utf-8")
+
+
+class App:
+    def __init__(self, tmp_path: Path, home: Path) -> None:
+        self.project = tmp_path / "observability-app"
+        self.store = tmp_path / "store"
+        self.db = self.store / "memory.db"
+        self.env = env_for(home, tmp_path)
+
+    def run(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [*iflow_memory(), *args, "--project-root", str(self.project), "--global-store", str(self.store)],
+            env=self.env, capture_output=True, text=True, timeout=TIMEOUT_S)
+
+    def vectors(self) -> list:
+        return [size for (size,) in db_rows(self.db, "SELECT LENGTH(embedding) FROM entries ORDER BY rowid")]
+
+
+@pytest.fixture
+def app(tmp_path, isolated_home) -> App:
+    """The bank imported without vectors; the config then switched to the local model."""
+    app = App(tmp_path, isolated_home)
+    bank = app.project / "docs" / "knowledge-bank"
+    bank.mkdir(parents=True)
+    for category, prefix in HEADER_PREFIX.items():
+        text = "\n".join(f"### {prefix}{name}\n{body}\n- Observation count: 2\n"
+                         for cat, name, body in BANK if cat == category)
+        (bank / f"{category}.md").write_text(text, encoding="utf-8")
+    write_config(app.project, "none")
+    imported = app.run("import")
+    assert imported.returncode == 0, imported.stderr
+    assert app.vectors() == [None] * N
+    write_config(app.project, "local")
+    return app
+
+
+def test_embed_reports_what_it_did_and_max_limits_it(app):
+    first = app.run("embed", "--max", "5")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == (f"Embedded 5 entries into {BUNDLED_SPACE}; {N - 5} remaining "
+                            "(run `iflow-memory embed` again to resume)\n")
+    assert sorted(app.vectors(), key=lambda s: s or 0) == [None] * (N - 5) + [EMBEDDING_BYTES] * 5
+
+    rest = app.run("embed")
+    assert rest.returncode == 0, rest.stderr
+    assert rest.stdout == f"Embedded {N - 5} entries into {BUNDLED_SPACE}; 0 remaining\n"
+    assert app.vectors() == [EMBEDDING_BYTES] * N
+    meta = dict(db_rows(app.db, "SELECT key, value FROM _metadata WHERE key LIKE 'embedding_%'"))
+    assert meta == {"embedding_provider": "local", "embedding_model": "all-MiniLM-L6-v2-int8",
+                    "embedding_dimensions": "384"}
+
+    quiet = app.run("embed", "--quiet")
+    assert quiet.returncode == 0 and quiet.stdout == "", quiet.stdout
+
+
+def test_embed_without_a_provider_exits_1_and_says_why(app):
+    write_config(app.project, "none")
+
+    result = app.run("embed")
+
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "nothing embedded: memory_embedding_provider is none" in result.stderr, result.stderr
+    assert app.vectors() == [None] * N
+
+
+def test_doctor_asks_for_embed_while_vectors_are_missing(app):
+    assert app.run("embed", "--max", "4").returncode == 0
+
+    pending = app.run("doctor")
+
+    assert pending.returncode == 1, pending.stdout
+    lines = pending.stdout.splitlines()
+    for label in ("config", "numpy", "database", "FTS5", "embedding provider", "pinned space"):
+        assert any(re.match(rf"ok\s+{label}: ", line) for line in lines), (label, pending.stdout)
+    assert f"({N} entries)" in pending.stdout
+    assert re.search(r"^ok\s+embedding provider: " + re.escape(BUNDLED_SPACE) + "$", pending.stdout, re.M)
+    assert re.search(r"^ok\s+pinned space: " + re.escape(BUNDLED_SPACE) + "$", pending.stdout, re.M)
+    fix = lines.index(next(line for line in lines if re.match(r"FIX\s+vectors: ", line)))
+    assert lines[fix].endswith(f"{N - 4} entries without a vector"), lines[fix]
+    assert lines[fix + 1].strip() == "-> iflow-memory embed"
+
+    assert app.run("embed").returncode == 0
+    healthy = app.run("doctor")
+
+    assert healthy.returncode == 0, healthy.stdout
+    assert "FIX" not in healthy.stdout and "->" not in healthy.stdout
+    for label in ("config", "numpy", "database", "FTS5", "embedding provider", "pinned space", "vectors"):
+        assert re.search(rf"^ok\s+{label}: ", healthy.stdout, re.M), (label, healthy.stdout)
+    assert re.search(r"^ok\s+vectors: 0 entries without a vector$", healthy.stdout, re.M), healthy.stdout
+    assert len(healthy.stdout.splitlines()) == 7
+
+
+def test_writer_embeds_and_labels_the_entry_it_writes(tmp_path, isolated_home):
+    """The retro writer: the new row has a 384-float vector and 3-10 keywords from its own text (AC5)."""
+    project = tmp_path / "retro-app"
+    project.mkdir()
+    store = tmp_path / "store"
+    entry = {
+        "name": "Throttle the invoice exporter",
+        "description": "The nightly invoice exporter opened a connection per invoice and exhausted the "
+                       "database pool; batching invoices per customer and reusing one connection fixed it.",
+        "reasoning": "Three incidents in one month traced back to connection exhaustion during exports.",
+        "category": "anti-patterns",
+    }
+    result = subprocess.run(
+        [PYTHON, "-m", "memory_apps.writer", "--action", "upsert", "--global-store", str(store),
+         "--project-root", str(project), "--entry-json", json.dumps(entry)],
+        env=env_for(isolated_home, tmp_path), capture_output=True, text=True, timeout=TIMEOUT_S)
+
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(r"Stored: Throttle the invoice exporter \(id: [0-9a-f]{16}\)\n", result.stdout)
+    (size, keywords_json), = db_rows(store / "memory.db", "SELECT LENGTH(embedding), keywords FROM entries")
+    assert size == EMBEDDING_BYTES
+    keywords = json.loads(keywords_json)
+    assert 3 <= len(keywords) <= 10, keywords
+    text_words = set(re.findall(r"[a-z0-9]+", " ".join([entry["name"], entry["description"],
+                                                         entry["reasoning"]]).lower()))
+    for keyword in keywords:
+        assert re.fullmatch(r"[a-z0-9][a-z0-9-]*", keyword), keyword
+        assert all(part in text_words for part in keyword.split("-")), (keyword, "not in the entry's text")
+    assert len(set(keywords)) == len(keywords)
+    meta = dict(db_rows(store / "memory.db", "SELECT key, value FROM _metadata WHERE key LIKE 'embedding_%'"))
+    assert meta["embedding_model"] == "all-MiniLM-L6-v2-int8"

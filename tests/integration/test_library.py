@@ -1,0 +1,129 @@
+"""Library use, in process, as the README's "Use it as a library" section shows it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from memory_core.errors import InvalidEntry
+from memory_core.hashing import content_hash
+from tests.integration._helpers import entry_headers
+
+pytestmark = pytest.mark.slow
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+QUOTE_CSV = {
+    "name": "Quote CSV fields",
+    "description": "Quote CSV fields that contain delimiters or newlines.",
+    "reasoning": "Unquoted commas shifted every column of the bank export.",
+    "category": "patterns",
+    "references": ["src/export.py"],
+}
+DISTRACTORS = [
+    ("No Friday deploys", "Do not deploy on Friday evening without a tested rollback plan.", "anti-patterns"),
+    ("Migrations in transactions", "Run each schema migration inside a transaction so a failure leaves the "
+                                   "database unchanged.", "anti-patterns"),
+    ("Small pull requests", "Keep pull requests under 400 lines; reviewers miss defects in larger diffs.",
+     "heuristics"),
+    ("Name CSS classes by role", "Name stylesheet classes after the component's role, never its colour.",
+     "heuristics"),
+    ("Freeze clocks in tests", "Inject a clock and freeze it in tests that depend on the current date.",
+     "patterns"),
+    ("Rotate secrets", "Rotate API secrets every quarter and keep them out of the repository.", "patterns"),
+]
+EXPORT_SPEC = """# Spec: spreadsheet export
+
+Let users download their bank transactions as a spreadsheet file that opens cleanly in Excel and
+LibreOffice, including payees whose names contain commas, quotes or line breaks.
+
+## Requirements
+
+- Every exported row has the same number of columns.
+"""
+
+
+@pytest.fixture
+def memory(tmp_path, isolated_home):
+    from memory_apps import MemoryService
+
+    project = tmp_path / "bank-app"
+    project.mkdir()
+    return MemoryService(global_store=str(tmp_path / "global-store"), project_root=str(project))
+
+
+def test_remember_search_and_inject(memory, tmp_path):
+    stored = memory.remember(QUOTE_CSV["name"], QUOTE_CSV["description"], reasoning=QUOTE_CSV["reasoning"],
+                             category=QUOTE_CSV["category"], references=QUOTE_CSV["references"])
+    for name, description, category in DISTRACTORS:
+        memory.remember(name, description, reasoning="Learned the hard way.", category=category)
+
+    assert stored.entry_id == content_hash(QUOTE_CSV["description"])
+    assert stored.created is True and stored.observation_count == 1 and stored.embedded is True
+    entry = memory.get(stored.entry_id)
+    assert entry is not None and entry.source_project == "bank-app" and entry.references == QUOTE_CSV["references"]
+    assert 3 <= len(entry.keywords) <= 10
+
+    hits = memory.search("writing spreadsheet exports", limit=5).selected
+    assert hits and hits[0].entry.id == stored.entry_id, [(h.entry.name, h.score) for h in hits]
+    assert len(hits) <= 5
+
+    feature = Path(memory.project_root) / "docs" / "features" / "003-spreadsheet-export"
+    feature.mkdir(parents=True)
+    (feature / ".meta.json").write_text('{"status": "active", "slug": "spreadsheet-export"}\n', encoding="utf-8")
+    (feature / "spec.md").write_text(EXPORT_SPEC, encoding="utf-8")
+    block = memory.inject(limit=5)
+    assert block.startswith("## Engineering Memory (from knowledge bank)")
+    headers = entry_headers(block)
+    assert len(headers) == 5
+    assert any(QUOTE_CSV["name"] in h for h in headers), block
+    assert QUOTE_CSV["description"] in block
+
+    again = memory.remember(QUOTE_CSV["name"], QUOTE_CSV["description"], reasoning=QUOTE_CSV["reasoning"],
+                            category="patterns")
+    assert (again.entry_id, again.created, again.observation_count) == (stored.entry_id, False, 2)
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [({"category": "tips"}, "category"), ({"name": ""}, "name"), ({"description": "  "}, "description")],
+    ids=["category", "name", "description"],
+)
+def test_invalid_input_raises_invalid_entry_naming_the_field(memory, change, field):
+    arguments = dict(QUOTE_CSV, **change)
+
+    with pytest.raises(InvalidEntry) as caught:
+        memory.remember(arguments["name"], arguments["description"], reasoning=arguments["reasoning"],
+                        category=arguments["category"], references=arguments["references"])
+
+    assert caught.value.field == field
+    assert field in str(caught.value)
+    assert memory.entries() == [], "nothing is stored"
+
+
+def test_search_with_an_invalid_category_raises(memory):
+    with pytest.raises(InvalidEntry) as caught:
+        memory.search("anything", category="tips")
+    assert caught.value.field == "category"
+
+
+def test_readme_library_example_runs(tmp_path, isolated_home, capsys):
+    text = README.read_text(encoding="utf-8")
+    section = re.search(r"^## Use it as a library\n(.*?)(?=^## )", text, re.M | re.S)
+    assert section, "README has a library section"
+    code = re.search(r"```python\n(.*?)```", section.group(1), re.S)
+    assert code, "the library section has a python example"
+    project = tmp_path / "project"
+    project.mkdir()
+    source = code.group(1)
+    assert 'global_store="~/.claude/iflow/memory"' in source and 'project_root="."' in source
+    source = source.replace('global_store="~/.claude/iflow/memory"', f"global_store={str(tmp_path / 'g')!r}")
+    source = source.replace('project_root="."', f"project_root={str(project)!r}")
+
+    exec(compile(source, "README.md", "exec"), {})
+
+    out = capsys.readouterr().out
+    assert "Quote CSV fields" in out.splitlines()[0], out
+    assert "## Engineering Memory (from knowledge bank)" in out
+    assert (tmp_path / "g" / "memory.db").is_file()

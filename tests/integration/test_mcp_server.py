@@ -1,0 +1,415 @@
+"""`iflow-memory serve` as a real MCP stdio server, driven by the official mcp client (spec 001 D6, AC4).
+
+One server process serves the whole module (a blocking portal keeps the async client session open across
+tests); each test stores its own learnings, so the tests do not depend on their order.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP server tests need the mcp package (iflow-memory[mcp])")
+
+from anyio.from_thread import start_blocking_portal  # noqa: E402
+from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+
+from memory_core.hashing import content_hash  # noqa: E402
+from tests.integration._helpers import PYTHON, app_env, db_rows, entry_headers, run_injector  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+CALL_TIMEOUT_S = 60
+
+PROFILE = {
+    "name": "Profile before optimising",
+    "description": "Run a sampling profiler on the slow endpoint before optimising; guessing the hotspot "
+                   "wasted two days.",
+    "reasoning": "The real cost was JSON serialisation, not the SQL query we rewrote.",
+    "category": "patterns",
+    "references": ["src/api/orders.py", "docs/features/031-fast-orders"],
+}
+DISTRACTORS = [
+    {"name": "Migrations in transactions",
+     "description": "Run each schema migration inside a transaction so a failure leaves the database unchanged.",
+     "reasoning": "A half-applied migration took production down for an hour.", "category": "anti-patterns"},
+    {"name": "No Friday deploys",
+     "description": "Do not deploy on Friday evening without a tested rollback plan.",
+     "reasoning": "A weekend outage with nobody on call.", "category": "anti-patterns"},
+    {"name": "Small pull requests",
+     "description": "Keep pull requests under 400 lines; reviewers miss defects in larger diffs.",
+     "reasoning": "Review quality measured over two teams and six months.", "category": "heuristics"},
+    {"name": "Name CSS classes by role",
+     "description": "Name stylesheet classes after the component's role, never after its colour or position.",
+     "reasoning": "A rebrand forced renaming 200 classes called blue-button and left-panel.",
+     "category": "heuristics"},
+]
+
+
+class McpClient:
+    """A synchronous facade over one ClientSession on a stdio server, usable from plain pytest tests."""
+
+    def __init__(self, params: StdioServerParameters, errlog) -> None:
+        self._stack = ExitStack()
+        try:
+            self.portal = self._stack.enter_context(start_blocking_portal())
+            read, write = self._stack.enter_context(
+                self.portal.wrap_async_context_manager(stdio_client(params, errlog=errlog)))
+            self.session = self._stack.enter_context(self.portal.wrap_async_context_manager(
+                ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT_S)))
+            self.portal.call(self.session.initialize)
+        except BaseException:
+            self._stack.close()
+            raise
+
+    def list_tools(self):
+        return self.portal.call(self.session.list_tools)
+
+    def call(self, tool: str, arguments: dict):
+        return self.portal.call(self.session.call_tool, tool, arguments)
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+class Server:
+    """Paths of the module's server and its client."""
+
+    def __init__(self, root: Path) -> None:
+        self.home = root / "home"
+        self.store = root / "global-store"
+        self.project = root / "checkout-service"
+        self.stderr_path = root / "server-stderr.log"
+        self.client: McpClient | None = None
+
+    @property
+    def db(self) -> Path:
+        return self.store / "memory.db"
+
+    def call(self, tool: str, arguments: dict):
+        assert self.client is not None
+        return self.client.call(tool, arguments)
+
+    def store_memory(self, entry: dict) -> dict:
+        result = self.call("store_memory", entry)
+        assert not result.is_error, result.content[0].text
+        return result.structured_content
+
+    def search(self, query: str, **extra) -> dict:
+        result = self.call("search_memory", {"query": query, **extra})
+        assert not result.is_error, result.content[0].text
+        return result.structured_content
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mcp")
+    srv = Server(root)
+    srv.home.mkdir()
+    srv.project.mkdir()
+    params = StdioServerParameters(
+        command=PYTHON,
+        args=["-m", "memory_apps.cli", "serve", "--global-store", str(srv.store), "--project-root", str(srv.project)],
+        env=app_env(srv.home), cwd=str(root),
+    )
+    with open(srv.stderr_path, "w", encoding="utf-8") as errlog:
+        srv.client = McpClient(params, errlog)
+        try:
+            yield srv
+        finally:
+            srv.client.close()
+    assert "Traceback" not in srv.stderr(), srv.stderr()
+
+
+def _id(entry: dict) -> str:
+    return content_hash(entry["description"])
+
+
+def test_tools_are_listed_with_their_documented_parameters(server):
+    tools = {tool.name: tool for tool in server.client.list_tools().tools}
+
+    assert {"store_memory", "search_memory", "delete_memory"} <= set(tools)
+    store = tools["store_memory"].input_schema
+    assert set(store["properties"]) == {"name", "description", "reasoning", "category", "references"}
+    assert set(store["required"]) == {"name", "description", "reasoning", "category"}, "references is optional"
+    search = tools["search_memory"].input_schema
+    assert {"query", "limit", "category"} <= set(search["properties"])
+    assert search["required"] == ["query"]
+    delete = tools["delete_memory"].input_schema
+    assert set(delete["properties"]) == {"entry_id"} and delete["required"] == ["entry_id"]
+    for tool in tools.values():
+        assert tool.description and tool.description.strip()
+
+
+def test_store_memory_stores_a_session_capture_with_keywords_and_a_vector(server):
+    result = server.call("store_memory", PROFILE)
+
+    assert not result.is_error, result.content[0].text
+    data = result.structured_content
+    assert data["id"] == _id(PROFILE)
+    assert data["name"] == PROFILE["name"]
+    assert data["created"] is True and data["observation_count"] == 1
+    assert data["embedded"] is True, "the local model is installed: the vector is written synchronously"
+    assert data["message"] == f"Stored: {PROFILE['name']} (id: {data['id']})"
+    assert json.loads(result.content[0].text) == data, "text content mirrors the structured result"
+
+    rows = db_rows(server.db, 'SELECT name, description, reasoning, category, "references", source, '
+                              "source_project, keywords, observation_count FROM entries WHERE id = ?", (data["id"],))
+    assert len(rows) == 1
+    name, description, reasoning, category, references, source, project, keywords, observations = rows[0]
+    assert (name, description, reasoning, category) == (
+        PROFILE["name"], PROFILE["description"], PROFILE["reasoning"], PROFILE["category"])
+    assert json.loads(references) == PROFILE["references"]
+    assert source == "session-capture"
+    assert project == server.project.name
+    assert 3 <= len(json.loads(keywords)) <= 10, keywords
+    assert observations == 1
+    embedding = db_rows(server.db, "SELECT length(embedding) FROM entries WHERE id = ?", (data["id"],))
+    assert embedding[0][0], "the stored entry has a vector"
+
+
+def test_storing_the_same_learning_again_reinforces_it(server):
+    entry = {"name": "Pin dependency versions",
+             "description": "Pin dependency versions in a lockfile; floating version ranges broke the CI build twice.",
+             "reasoning": "Two red builds in one week came from a minor release of a transitive dependency.",
+             "category": "anti-patterns"}
+    first = server.store_memory(entry)
+
+    second = server.store_memory(dict(entry, name="Pin dependency versions (seen again)"))
+
+    assert first["created"] is True and first["observation_count"] == 1
+    assert second["id"] == first["id"] == _id(entry)
+    assert second["created"] is False
+    assert second["observation_count"] == 2
+    assert "reinforced" in second["message"] and "2" in second["message"], second["message"]
+    assert db_rows(server.db, "SELECT COUNT(*), MAX(observation_count) FROM entries WHERE id = ?",
+                   (first["id"],)) == [(1, 2)]
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"category": "tips"}, "category"),
+        ({"name": ""}, "name"),
+        ({"name": "   "}, "name"),
+        ({"reasoning": ""}, "reasoning"),
+        ({"reasoning": "  \n "}, "reasoning"),
+        ({"description": ""}, "description"),
+    ],
+    ids=["bad-category", "empty-name", "blank-name", "empty-reasoning", "blank-reasoning", "empty-description"],
+)
+def test_invalid_store_is_a_tool_error_naming_the_field(server, change, field):
+    entry = dict({"name": "Rejected learning", "description": "This learning must never be stored anywhere.",
+                  "reasoning": "It is invalid on purpose.", "category": "patterns"}, **change)
+    before = db_rows(server.db, "SELECT COUNT(*) FROM entries")[0][0] if server.db.exists() else 0
+
+    result = server.call("store_memory", entry)
+
+    assert result.is_error is True
+    text = result.content[0].text
+    assert field in text, text
+    assert "Traceback" not in text and 'File "' not in text, text
+    after = db_rows(server.db, "SELECT COUNT(*) FROM entries")[0][0] if server.db.exists() else 0
+    assert after == before, "a rejected learning must not be stored"
+
+
+def _content_words(text: str) -> set[str]:
+    stop = {"the", "a", "an", "to", "of", "on", "in", "it", "is", "we", "up", "and", "or", "not", "before",
+            "first", "where", "what", "prior", "things", "instead", "out", "find"}
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if w not in stop and len(w) > 2}
+
+
+def test_search_memory_finds_a_learning_by_paraphrase(server):
+    stored = server.store_memory(PROFILE)
+    for entry in DISTRACTORS:
+        server.store_memory(entry)
+    query = "measure where the time actually goes prior to speeding things up"
+    overlap = _content_words(query) & _content_words(" ".join(PROFILE[k] for k in ("name", "description")))
+    assert len(overlap) <= 1, overlap  # the query is a paraphrase, not a keyword match
+
+    found = server.search(query, limit=5)
+
+    assert found["query"] == query
+    results = found["results"]
+    assert results, found
+    assert results[0]["id"] == stored["id"], results
+    top = results[0]
+    assert set(top) == {"id", "name", "category", "description", "score"}
+    assert (top["name"], top["category"], top["description"]) == (
+        PROFILE["name"], PROFILE["category"], PROFILE["description"])
+    assert isinstance(top["score"], float) and top["score"] > 0
+    # Entries no retrieval signal matched are ranked after every matched one, so only the head is by score.
+    assert top["score"] == max(r["score"] for r in results), "best first"
+    assert len(results) <= 5
+    assert "vector=" in found["signals"] and "vector=off" not in found["signals"], found["signals"]
+
+
+def test_search_memory_category_filter(server):
+    server.store_memory(PROFILE)
+    for entry in DISTRACTORS:
+        server.store_memory(entry)
+
+    found = server.search("deploying database schema changes to production safely", category="anti-patterns")
+
+    results = found["results"]
+    assert results
+    assert {r["category"] for r in results} == {"anti-patterns"}
+    assert _id(PROFILE) not in {r["id"] for r in results}
+    assert _id(DISTRACTORS[0]) in {r["id"] for r in results}
+
+    bad = server.call("search_memory", {"query": "anything", "category": "tips"})
+    assert bad.is_error is True and "category" in bad.content[0].text
+
+
+def test_delete_memory_removes_the_learning(server):
+    entry = {"name": "Freeze clocks in tests",
+             "description": "Inject a clock and freeze it in tests that depend on the current date or time zone.",
+             "reasoning": "Tests failed every year on the 29th of February and after DST switches.",
+             "category": "patterns"}
+    stored = server.store_memory(entry)
+    assert stored["id"] in {r["id"] for r in server.search("tests that break around leap days")["results"]}
+
+    deleted = server.call("delete_memory", {"entry_id": stored["id"]})
+
+    assert not deleted.is_error, deleted.content[0].text
+    assert deleted.structured_content == {"id": stored["id"], "deleted": True}
+    assert db_rows(server.db, "SELECT COUNT(*) FROM entries WHERE id = ?", (stored["id"],)) == [(0,)]
+    assert stored["id"] not in {r["id"] for r in server.search("tests that break around leap days")["results"]}
+
+    again = server.call("delete_memory", {"entry_id": stored["id"]})
+    assert again.is_error is True
+    assert "search_memory" in again.content[0].text, again.content[0].text
+    unknown = server.call("delete_memory", {"entry_id": "0123456789abcdef"})
+    assert unknown.is_error is True and "search_memory" in unknown.content[0].text
+    assert "Traceback" not in unknown.content[0].text
+
+
+RETRY = {
+    "name": "Retry transient gateway failures with backoff",
+    "description": "Wrap outbound HTTP calls to the payment gateway in retries with exponential backoff and "
+                   "jitter; one gateway timeout used to fail the whole checkout.",
+    "reasoning": "Three incidents last quarter were transient 503 responses that succeeded on a second attempt.",
+    "category": "patterns",
+    "references": ["src/payments/client.py"],
+}
+RESILIENCE_SPEC = """# Spec: resilient payment client
+
+Make the client of the payment provider survive flaky upstream responses: requests that time out or come
+back with a 502 or 503 should be attempted again after a growing pause instead of aborting the order.
+
+## Requirements
+
+- An order is never lost because of one slow response.
+"""
+
+
+def test_ac4_a_captured_learning_is_injected_into_a_related_project(server, tmp_path):
+    for entry in DISTRACTORS:
+        server.store_memory(entry)
+    server.store_memory(PROFILE)
+    stored = server.store_memory(RETRY)
+    project = tmp_path / "payments-app"
+    feature = project / "docs" / "features" / "012-resilient-payment-client"
+    feature.mkdir(parents=True)
+    (feature / ".meta.json").write_text('{"status": "active", "slug": "resilient-payment-client"}\n',
+                                        encoding="utf-8")
+    (feature / "spec.md").write_text(RESILIENCE_SPEC, encoding="utf-8")
+    total = db_rows(server.db, "SELECT COUNT(*) FROM entries")[0][0]
+    assert total > 5, "more learnings than the limit, so the selection has to choose"
+
+    result = run_injector(project, server.store, server.home, limit=5)
+
+    assert result.returncode == 0, result.stderr
+    headers = entry_headers(result.stdout)
+    assert len(headers) == 5, result.stdout
+    assert any(RETRY["name"] in h for h in headers), result.stdout
+    assert "semantic: active" in result.stdout, result.stdout
+    recalls = db_rows(server.db, "SELECT recall_count FROM entries WHERE id = ?", (stored["id"],))
+    assert recalls == [(1,)]
+
+
+def _reader(stream, lines: "queue.Queue[str | None]") -> None:
+    for line in iter(stream.readline, ""):
+        lines.put(line)
+    lines.put(None)
+
+
+def test_nothing_but_json_rpc_reaches_stdout(tmp_path):
+    import mcp.types
+
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "raw-project"
+    project.mkdir()
+    stderr_path = tmp_path / "stderr.log"
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": mcp.types.LATEST_PROTOCOL_VERSION, "capabilities": {},
+                    "clientInfo": {"name": "raw-test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        # A store loads the embedding model and writes the database: the noisiest path there is.
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "store_memory", "arguments": PROFILE}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+         "params": {"name": "store_memory", "arguments": dict(PROFILE, category="tips")}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+         "params": {"name": "search_memory", "arguments": {"query": "profiling slow code"}}},
+    ]
+    with open(stderr_path, "w", encoding="utf-8") as errlog:
+        process = subprocess.Popen(
+            [PYTHON, "-m", "memory_apps.cli", "serve", "--global-store", str(tmp_path / "store"),
+             "--project-root", str(project)],
+            env=app_env(home), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, text=True,
+        )
+        lines: "queue.Queue[str | None]" = queue.Queue()
+        threading.Thread(target=_reader, args=(process.stdout, lines), daemon=True).start()
+        received: list[str] = []
+        try:
+            process.stdin.write(json.dumps(messages[0]) + "\n")
+            process.stdin.flush()
+            received.append(lines.get(timeout=CALL_TIMEOUT_S))
+            for message in messages[1:]:
+                process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+            deadline = time.monotonic() + CALL_TIMEOUT_S
+            while len([r for r in received if r and '"id"' in r]) < 5 and time.monotonic() < deadline:
+                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+                if line is None:
+                    break
+                received.append(line)
+            process.stdin.close()
+            assert process.wait(timeout=CALL_TIMEOUT_S) == 0, "the server exits 0 when the client disconnects"
+            while (line := lines.get(timeout=5)) is not None:
+                received.append(line)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+    assert received and all(r is not None for r in received)
+    ids = set()
+    for line in received:
+        assert line.strip(), "no blank lines on stdout"
+        message = json.loads(line)  # every line is one JSON-RPC message
+        assert message.get("jsonrpc") == "2.0", line
+        assert "result" in message or "error" in message or "method" in message, line
+        if "id" in message:
+            ids.add(message["id"])
+    assert ids == {1, 2, 3, 4, 5}
+    by_id = {json.loads(line).get("id"): json.loads(line) for line in received}
+    assert by_id[3]["result"].get("isError") in (None, False)
+    assert by_id[4]["result"]["isError"] is True
+    assert "Traceback" not in stderr_path.read_text(encoding="utf-8", errors="replace")

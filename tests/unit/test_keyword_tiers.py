@@ -1,0 +1,141 @@
+"""TieredKeywords: supplied keywords, then each tier in order, each within a timeout, all grounded in the text."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory_core.errors import KeywordGenerationError
+from memory_core.keyword_tiers import Tier, TieredKeywords, grounded
+from memory_core.keywords import GENERIC_WORDS
+
+NAME = "Parser error recovery"
+DESCRIPTION = "When parsing config files, recover from syntax errors and report line numbers"
+REASONING = "Users fix several mistakes per run instead of one"
+GOOD = ["config-files", "syntax-errors", "line-numbers"]
+
+
+class FixedTier:
+    """Returns the same candidates every time and counts its calls."""
+
+    def __init__(self, keywords) -> None:
+        self.keywords, self.calls = list(keywords), 0
+
+    def generate(self, name, description, reasoning, category):
+        self.calls += 1
+        return list(self.keywords)
+
+
+class FailingTier:
+    def generate(self, name, description, reasoning, category):
+        raise KeywordGenerationError("model offline")
+
+
+class SleepingTier:
+    """Blocks until released (or 5 s), like a hung network call."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def generate(self, name, description, reasoning, category):
+        self.release.wait(5)
+        return list(GOOD)
+
+
+def generate(tiers, supplied=(), timeout_s: float = 1.0) -> list[str]:
+    named = [Tier(f"tier{i}", generator) for i, generator in enumerate(tiers)]
+    return TieredKeywords(named, timeout_s=timeout_s).generate(NAME, DESCRIPTION, REASONING, "patterns", supplied)
+
+
+def test_grounded_supplied_keywords_win_and_no_tier_runs():
+    tier = FixedTier(["recovery", "parser", "syntax"])
+    assert generate([tier], supplied=["Config Files", "syntax-errors", "line-numbers"]) == GOOD
+    assert tier.calls == 0
+
+
+def test_ungrounded_supplied_keywords_fall_through_to_the_tiers():
+    tier = FixedTier(GOOD)
+    assert generate([tier], supplied=["kubernetes", "helm-charts", "terraform"]) == GOOD
+    assert tier.calls == 1
+
+
+def test_fewer_than_three_valid_supplied_keywords_fall_through():
+    tier = FixedTier(GOOD)
+    assert generate([tier], supplied=["config-files", "code", "data", "Not Valid!"]) == GOOD
+
+
+def test_a_raising_tier_falls_through_to_the_next(capsys):
+    assert generate([FailingTier(), FixedTier(GOOD)]) == GOOD
+    assert "tier0 failed: KeywordGenerationError" in capsys.readouterr().err
+
+
+def test_a_tier_with_ungrounded_output_falls_through_to_the_next():
+    first, second = FixedTier(["kubernetes", "helm-charts", "terraform"]), FixedTier(GOOD)
+    assert generate([first, second]) == GOOD
+    assert (first.calls, second.calls) == (1, 1)
+
+
+def test_a_tier_slower_than_the_timeout_is_abandoned(capsys):
+    sleeper, fallback = SleepingTier(), FixedTier(["line-numbers", "config-files", "syntax-errors"])
+    started = time.monotonic()
+    try:
+        result = generate([sleeper, fallback], timeout_s=0.2)
+        elapsed = time.monotonic() - started
+    finally:
+        sleeper.release.set()
+    assert result == ["line-numbers", "config-files", "syntax-errors"]
+    assert 0.15 <= elapsed < 1.5
+    assert "tier0 timed out" in capsys.readouterr().err
+
+
+def test_no_tiers_and_nothing_supplied_gives_no_keywords():
+    assert generate([]) == []
+
+
+def test_every_tier_failing_gives_no_keywords():
+    assert generate([FailingTier(), FixedTier(["kubernetes", "helm", "terraform"])], supplied=["x"]) == []
+
+
+def test_generic_words_are_dropped_from_what_is_accepted():
+    result = generate([], supplied=["code", "config-files", "error", "syntax-errors", "data", "line-numbers"])
+    assert result == GOOD
+
+
+@settings(max_examples=200, deadline=None)
+@given(candidates=st.lists(st.one_of(st.sampled_from(sorted(GENERIC_WORDS)),
+                                     st.sampled_from(["parser", "config-files", "syntax", "line-numbers",
+                                                      "recovery", "Parsing", "error-recovery", "kubernetes"])),
+                           max_size=14))
+def test_results_never_contain_generic_words(candidates):
+    for result in (generate([], supplied=candidates), generate([FixedTier(candidates)])):
+        assert not set(result) & GENERIC_WORDS
+        assert result == [] or 3 <= len(result) <= 10
+
+
+@pytest.mark.parametrize("keyword", ["parse", "parsing", "parser", "parsers", "parsed"])
+def test_grounded_accepts_morphological_variants(keyword):
+    assert grounded(keyword, "We are parsing the input")
+    assert grounded(keyword, "A small parser for configs")
+
+
+@pytest.mark.parametrize("keyword, text", [
+    ("error-handling", "Add error handling to the parser"),
+    ("error-handling", "error-handling belongs at the boundary"),
+    ("parser-errors", "The parsing error was swallowed"),
+    ("config-files", "We read several config files"),
+])
+def test_grounded_accepts_hyphenated_keywords(keyword, text):
+    assert grounded(keyword, text)
+
+
+@pytest.mark.parametrize("keyword, text", [
+    ("kubernetes", "We are parsing the input"),
+    ("parser-kubernetes", "The parsing error was swallowed"),
+    ("helm-charts", "Deploy with care"),
+])
+def test_grounded_rejects_words_absent_from_the_text(keyword, text):
+    assert not grounded(keyword, text)
