@@ -37,12 +37,14 @@ class InMemoryEntryStore:
     def __init__(self, keyword_search: bool = True) -> None:
         self.entries: dict[str, Entry] = {}
         self.metadata: dict[str, str] = {}
+        self.deleted_ids: set[str] = set()
         self.vectors_by_id: dict[str, bytes] = {}
         self.staged_by_id: dict[str, bytes] = {}
         self._keyword_search = keyword_search
 
     def upsert(self, draft: EntryDraft, now: datetime) -> UpsertOutcome:
         """Insert or reinforce (observation +1), overwriting only given text fields."""
+        self.deleted_ids.discard(draft.entry_id)
         existing = self.entries.get(draft.entry_id)
         if existing is None:
             entry = Entry.from_draft(draft, now)
@@ -64,6 +66,8 @@ class InMemoryEntryStore:
 
     def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
         """Insert new; raise counters when the markdown has more observations; else unchanged."""
+        if draft.entry_id in self.deleted_ids:
+            return ImportOutcome(entry_id=draft.entry_id, status="deleted")
         existing = self.entries.get(draft.entry_id)
         if existing is None:
             entry = Entry.from_draft(draft.model_copy(update={"source": "import"}), now)
@@ -112,7 +116,10 @@ class InMemoryEntryStore:
     def delete(self, entry_id: str) -> bool:
         """Delete one entry."""
         self.vectors_by_id.pop(entry_id, None)
-        return self.entries.pop(entry_id, None) is not None
+        existed = self.entries.pop(entry_id, None) is not None
+        if existed:
+            self.deleted_ids.add(entry_id)
+        return existed
 
     def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
         """Count a recall for each id."""

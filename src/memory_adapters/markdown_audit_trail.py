@@ -23,7 +23,8 @@ LOCAL_HEADER = "# {title}\n\nLearnings recorded by iflow-memory. Updated through
 LOCK_NAME = ".markdown.lock"
 
 
-def _safe_lines(text: str) -> list[str]:
+def safe_description_lines(text: str) -> list[str]:
+    """Description lines, indenting any that would read back as metadata or a new entry."""
     # A description line that looks like metadata or a header would end the entry when read back;
     # indenting keeps the content hash (whitespace is normalised) and the parse intact.
     return [("  " + line) if line.startswith(("- ", "### ")) else line for line in text.strip().splitlines()]
@@ -32,7 +33,7 @@ def _safe_lines(text: str) -> list[str]:
 def entry_block(entry: Entry, global_format: bool) -> str:
     """The markdown block of an entry, in the global (Content-Hash, Last observed, Tags) or local form."""
     when = entry.updated_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines = [f"### {HEADER_PREFIX[entry.category]}{entry.name}", *_safe_lines(entry.description)]
+    lines = [f"### {HEADER_PREFIX[entry.category]}{entry.name}", *safe_description_lines(entry.description)]
     if global_format:
         lines.append(f"- Content-Hash: sha256:{entry.id}")
         lines.append(f"- Source: {entry.source_project or 'iflow-memory'}, {entry.source}")
@@ -82,6 +83,17 @@ def upsert_block(text: str, entry: Entry, global_format: bool, increment: bool =
     return (body + "\n\n" if body else "") + entry_block(entry, global_format) + "\n"
 
 
+def remove_block(text: str, entry_id: str, category: str) -> str:
+    """Return the text without the block whose description hashes to entry_id."""
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("### ")]
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        if content_hash(parse_block(lines[start:end], category, 0, "local").description) == entry_id:
+            return "\n".join(lines[:start] + lines[end:]).rstrip("\n") + "\n"
+    return text
+
+
 def atomic_write(path: str, text: str) -> None:
     """Write via a temp file and rename; new files are private (0600), existing ones keep their mode."""
     directory = os.path.dirname(path) or "."
@@ -128,6 +140,24 @@ class MarkdownAuditTrail:
         if not entry.source_project:
             targets.append((os.path.join(self._global_store, f"{entry.category}.md"), True))
         return targets
+
+    def forget(self, entry: Entry) -> list[str]:
+        """Remove the entry's block from the global and project files, so a rebuild does not revive it."""
+        written = []
+        with file_lock(self._global_store):
+            paths = [os.path.join(self._global_store, f"{entry.category}.md")]
+            if self._project_root:
+                paths.append(os.path.join(self._project_root, "docs", "knowledge-bank", f"{entry.category}.md"))
+            for path in paths:
+                if not os.path.exists(path):
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+                updated = remove_block(text, entry.id, entry.category)
+                if updated != text:
+                    atomic_write(path, updated)
+                    written.append(path)
+        return written
 
     def record(self, entry: Entry, increment: bool = False) -> list[str]:
         """Append or update the entry in each target file under one lock; returns the paths written."""

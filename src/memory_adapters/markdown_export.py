@@ -6,6 +6,7 @@ import json
 import os
 from typing import Sequence
 
+from memory_adapters.markdown_audit_trail import safe_description_lines
 from memory_core.models import CATEGORIES, Entry
 from memory_core.rendering import HEADER_PREFIX, detail_lines
 
@@ -14,7 +15,7 @@ TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "pattern
 
 def entry_markdown(entry: Entry) -> str:
     """One `### ` block with every field the importer understands."""
-    lines = [f"### {HEADER_PREFIX[entry.category]}{entry.name}", entry.description.strip()]
+    lines = [f"### {HEADER_PREFIX[entry.category]}{entry.name}", *safe_description_lines(entry.description)]
     details = detail_lines(entry)
     if details:
         lines += details

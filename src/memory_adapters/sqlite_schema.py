@@ -105,10 +105,16 @@ def migration_3_staged_vectors(conn: sqlite3.Connection, fts5: bool) -> None:
     )
 
 
+def migration_4_tombstones(conn: sqlite3.Connection, fts5: bool) -> None:
+    """Ids of deleted entries, so a later import of markdown that still holds them does not bring them back."""
+    conn.execute("CREATE TABLE IF NOT EXISTS deleted_entries (id TEXT PRIMARY KEY, deleted_at TEXT NOT NULL)")
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     1: migration_1_initial_schema,
     2: migration_2_indexes_and_narrow_update_trigger,
     3: migration_3_staged_vectors,
+    4: migration_4_tombstones,
 }
 LATEST_VERSION = max(MIGRATIONS)
 

@@ -198,6 +198,7 @@ class SqliteEntryStore:
         )
         with self._tx() as conn:
             existed = conn.execute("SELECT 1 FROM entries WHERE id = ?", (draft.entry_id,)).fetchone()
+            conn.execute("DELETE FROM deleted_entries WHERE id = ?", (draft.entry_id,))
             count = conn.execute(sql, params).fetchone()[0]
         return UpsertOutcome(entry_id=draft.entry_id, created=existed is None, observation_count=count)
 
@@ -215,6 +216,8 @@ class SqliteEntryStore:
         """Insert a new imported entry, or raise its counters to the markdown's; never bump otherwise."""
         entry_id = draft.entry_id
         stamp = to_text(updated_at or now)
+        if self._conn.execute("SELECT 1 FROM deleted_entries WHERE id = ?", (entry_id,)).fetchone():
+            return ImportOutcome(entry_id=entry_id, status="deleted")
         row = self._conn.execute("SELECT observation_count, keywords FROM entries WHERE id = ?", (entry_id,)).fetchone()
         if row is None:
             self._conn.execute(
@@ -241,7 +244,11 @@ class SqliteEntryStore:
         """Delete one entry; True when it existed."""
         with self._tx() as conn:
             conn.execute("DELETE FROM staged_vectors WHERE id = ?", (entry_id,))
-            return conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,)).rowcount > 0
+            existed = conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,)).rowcount > 0
+            if existed:
+                conn.execute("INSERT OR REPLACE INTO deleted_entries(id, deleted_at) VALUES (?, ?)",
+                             (entry_id, to_text(datetime.now(timezone.utc))))
+            return existed
 
     def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
         """Increment recall_count and set last_recalled_at in one short transaction."""

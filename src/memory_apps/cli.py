@@ -55,7 +55,8 @@ def _import(args: argparse.Namespace) -> int:
         print(f"iflow-memory: {problem}", file=sys.stderr)
     print(
         f"Imported into {os.path.join(global_store, 'memory.db')}: {report.new} new, {report.updated} updated, "
-        f"{report.unchanged} unchanged, {report.skipped} skipped ({report.duplicates} duplicates merged)"
+        f"{report.unchanged} unchanged, {report.skipped} skipped ({report.duplicates} duplicates merged"
+        + (f", {report.deleted} deleted earlier and left out" if report.deleted else "") + ")"
     )
     return 0
 

@@ -24,6 +24,7 @@ class MemoryConfig(BaseModel):
     semantic_enabled: bool = True
     injection_enabled: bool = True
     injection_limit: int = 20
+    injection_max_chars: int = 12_000
     vector_weight: float = 0.5
     keyword_weight: float = 0.2
     prominence_weight: float = 0.3

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Optional
@@ -95,9 +96,17 @@ class MemoryService:
             return self.container.store().get(entry_id)
 
     def delete(self, entry_id: str) -> bool:
-        """Delete one entry; True when it existed."""
+        """Delete one entry (and its markdown copies here); True when it existed. Imports never revive it."""
         with self._lock:
-            return self.container.store().delete(entry_id)
+            store = self.container.store()
+            entry = store.get(entry_id)
+            if entry is None or not store.delete(entry_id):
+                return False
+            try:
+                self.container.audit_trail().forget(entry)
+            except OSError as exc:
+                print(f"iflow-memory: markdown copy not removed: {exc}", file=sys.stderr)
+            return True
 
     def entries(self) -> list[Entry]:
         """Every entry."""

@@ -124,7 +124,7 @@ class ImportOutcome(BaseModel):
     """What importing one parsed entry did."""
 
     entry_id: str
-    status: Literal["new", "updated", "unchanged"]
+    status: Literal["new", "updated", "unchanged", "deleted"]
 
 
 @dataclass(frozen=True)

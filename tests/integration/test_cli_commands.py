@@ -283,8 +283,10 @@ def _round_trip(cli: Cli, tmp_path: Path) -> tuple[list[tuple], list[tuple], sub
     restored = tmp_path / "restored"
     shutil.copytree(export_dir, restored / "docs" / "knowledge-bank")
     fresh_store = tmp_path / "fresh-store"
+    clean = tmp_path / "clean-cwd"  # no knowledge bank (and no audit trail) but the exported one is in reach
+    clean.mkdir()
     imported = run_module("memory_apps.cli", ["import", "--project-root", restored, "--global-store", fresh_store],
-                          cli.home, cwd=cli.workdir)
+                          cli.home, cwd=clean)
     assert imported.returncode == 0, imported.stderr
     before = sorted(db_rows(cli.store / "memory.db", f"SELECT {ROUND_TRIP_COLUMNS} FROM entries"))
     after = sorted(db_rows(fresh_store / "memory.db", f"SELECT {ROUND_TRIP_COLUMNS} FROM entries"))

@@ -137,6 +137,19 @@ def test_embed_without_a_provider_exits_1_and_says_why(app):
     assert app.vectors() == [None] * N
 
 
+def test_embed_with_an_unknown_local_model_name_exits_1(app):
+    """A model name that is neither the bundled model nor a directory is not served by the bundled model."""
+    (app.project / ".claude" / "iflow-dev.local.md").write_text(
+        "memory_embedding_provider: local\nmemory_embedding_model: all-MiniLM-L12-v2\n", encoding="utf-8")
+
+    result = app.run("embed")
+
+    assert result.returncode == 1, result.stdout
+    assert "nothing embedded" in result.stderr and "all-MiniLM-L12-v2" in result.stderr, result.stderr
+    assert app.vectors() == [None] * N
+    assert db_rows(app.db, "SELECT COUNT(*) FROM _metadata WHERE key LIKE '%embedding_model'") == [(0,)]
+
+
 def test_doctor_asks_for_embed_while_vectors_are_missing(app):
     assert app.run("embed", "--max", "4").returncode == 0
 

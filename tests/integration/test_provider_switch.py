@@ -364,5 +364,7 @@ def test_a_pinned_model_directory_that_disappeared_is_not_replaced_by_the_bundle
     embed = setup.cli("embed")
 
     assert "semantic: active" not in diagnostic, f"the model directory is gone, yet: {diagnostic}"
+    assert "semantic: off" in diagnostic and str(model_dir) in diagnostic, "the reason names the directory"
     assert embed.returncode == 1, f"embedded with a model that is not {model_dir}: {embed.stdout}"
+    assert str(model_dir) in embed.stderr, embed.stderr
     assert sorted(setup.sizes(), key=lambda s: s or 0)[:len(EXTRA)] == [None] * len(EXTRA)

@@ -27,6 +27,8 @@ class ImportReport:
     unchanged: int = 0
     skipped: int = 0
     duplicates: int = 0
+    deleted: int = 0
+    """Entries the user deleted earlier: never brought back by an import."""
     problems: list[str] = field(default_factory=list)
 
     @property
