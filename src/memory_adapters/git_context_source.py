@@ -12,7 +12,7 @@ from typing import Optional
 
 from memory_core.ports.context_source import ProjectContext
 
-GIT_TIMEOUT_S = 1.5
+GIT_TIMEOUT_S = 0.75  # two attempts at most; a slow git must not eat the hook budget
 MAX_FILES = 20
 MAX_WORDS = 100
 _FEATURE_NUMBER = re.compile(r"^(\d+)-")

@@ -84,7 +84,9 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
     return KnowledgeEntry(
         name=_TYPE_PREFIX.sub("", header, count=1),
         category=category,
-        description="\n".join(description).strip(),
+        # Writers indent description lines that would otherwise read as metadata; undo that here.
+        description="\n".join(line[2:] if line.startswith(("  - ", "  ### ")) else line
+                              for line in description).strip(),
         raw_text=raw,
         observation_count=int(observations.group(1)) if observations else 1,
         confidence=confidence.group(1).lower() if confidence else "medium",

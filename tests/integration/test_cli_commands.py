@@ -373,3 +373,17 @@ def test_store_under_a_regular_file_is_a_database_error(tmp_path, isolated_home,
     assert "database error" in result.stderr
     assert "Traceback" not in result.stderr
     assert blocker.read_text(encoding="utf-8") == "not a directory\n"
+
+
+def test_export_round_trips_prefixed_names_and_references_with_commas(fresh, tmp_path):
+    """export claims `import` reads its markdown back to the same entries: names and references included."""
+    fresh.write({"name": "Anti-Pattern: retries hide design problems",
+                 "description": "Three failing retries in a row usually mean the design is wrong, not the network.",
+                 "category": "heuristics"})
+    fresh.write({"name": "Quote exported fields",
+                 "description": "Quote exported spreadsheet fields that contain delimiters.",
+                 "category": "patterns", "references": ["docs/exports, and imports.md", "src/export.py"]})
+
+    before, after, _ = _round_trip(fresh, tmp_path)
+
+    assert after == before
