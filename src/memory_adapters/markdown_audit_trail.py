@@ -14,7 +14,7 @@ from typing import Iterator, Optional
 from memory_adapters.markdown_knowledge_bank import split_blocks, parse_block
 from memory_core.hashing import content_hash
 from memory_core.models import Entry
-from memory_core.rendering import HEADER_PREFIX
+from memory_core.rendering import header_line
 
 TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
 GLOBAL_HEADER = ("# Global {title}\n\nCross-project learnings promoted from retrospectives. Automatically managed "
@@ -33,14 +33,14 @@ def safe_description_lines(text: str) -> list[str]:
 def entry_block(entry: Entry, global_format: bool) -> str:
     """The markdown block of an entry, in the global (Content-Hash, Last observed, Tags) or local form."""
     when = entry.updated_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines = [f"### {HEADER_PREFIX[entry.category]}{entry.name}", *safe_description_lines(entry.description)]
+    lines = [header_line(entry), *safe_description_lines(entry.description)]
     if global_format:
         lines.append(f"- Content-Hash: sha256:{entry.id}")
         lines.append(f"- Source: {entry.source_project or 'iflow-memory'}, {entry.source}")
     if entry.reasoning.strip():
         lines.append("- Reasoning: " + " ".join(entry.reasoning.split()))
     if entry.references:
-        lines.append("- References: " + ", ".join(entry.references))
+        lines.append("- References: " + json.dumps(entry.references, ensure_ascii=False))
     if entry.keywords:
         lines.append("- Keywords: " + json.dumps(entry.keywords, ensure_ascii=False))
     lines.append(f"- Observation count: {entry.observation_count}")

@@ -8,21 +8,21 @@ from typing import Sequence
 
 from memory_adapters.markdown_audit_trail import safe_description_lines
 from memory_core.models import CATEGORIES, Entry
-from memory_core.rendering import HEADER_PREFIX, detail_lines
+from memory_core.rendering import detail_lines, header_line
 
 TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
 
 
 def entry_markdown(entry: Entry) -> str:
     """One `### ` block with every field the importer understands."""
-    lines = [f"### {HEADER_PREFIX[entry.category]}{entry.name}", *safe_description_lines(entry.description)]
+    lines = [header_line(entry), *safe_description_lines(entry.description)]
     details = detail_lines(entry)
     if details:
         lines += details
     elif entry.reasoning.strip():
         lines.append("- Reasoning: " + " ".join(entry.reasoning.split()))
     if entry.references:
-        lines.append("- References: " + ", ".join(entry.references))
+        lines.append("- References: " + json.dumps(entry.references, ensure_ascii=False))
     if entry.keywords:
         lines.append("- Keywords: " + json.dumps(entry.keywords, ensure_ascii=False))
     if entry.source_project:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -11,7 +12,7 @@ from typing import Optional
 from memory_core.knowledge import KnowledgeEntry, Origin
 from memory_core.models import CATEGORIES
 
-_TYPE_PREFIX = re.compile(r"^(?:Anti-Pattern|Pattern|Heuristic): ")
+_TYPE_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": "Heuristic: "}
 _OBSERVATIONS = re.compile(r"^- Observation count:\s*(\d+)", re.MULTILINE)
 _CONFIDENCE = re.compile(r"^- Confidence:\s*(high|medium|low)\b", re.MULTILINE | re.IGNORECASE)
 _LAST_OBSERVED = re.compile(r"^- Last observed:\s*(\d{4}-\d{2}-\d{2}\S*)", re.MULTILINE)
@@ -53,6 +54,19 @@ def without_comment_blocks(lines: list[str]) -> list[str]:
     return kept
 
 
+def _references(text: str) -> list[str]:
+    """A JSON list (as export writes it) or a comma-separated list (as people write it)."""
+    text = text.strip()
+    if text.startswith("["):
+        try:
+            values = json.loads(text)
+            if isinstance(values, list):
+                return [str(v).strip() for v in values if str(v).strip()]
+        except ValueError:
+            pass
+    return [r.strip() for r in text.split(",") if r.strip()]
+
+
 def split_blocks(text: str) -> list[list[str]]:
     """Split a file into `### ` blocks (header line plus following lines); HTML comments are ignored."""
     blocks: list[list[str]] = []
@@ -82,7 +96,7 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
     references = _REFERENCES.search(raw)
     source_project = _SOURCE_PROJECT.search(raw)
     return KnowledgeEntry(
-        name=_TYPE_PREFIX.sub("", header, count=1),
+        name=header[len(_TYPE_PREFIX[category]):] if header.startswith(_TYPE_PREFIX[category]) else header,
         category=category,
         # Writers indent description lines that would otherwise read as metadata; undo that here.
         description="\n".join(line[2:] if line.startswith(("  - ", "  ### ")) else line
@@ -96,7 +110,7 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
         keywords=_keywords(raw),
         details=details,
         reasoning=reasoning.group(1).strip() if reasoning else None,
-        references=[r.strip() for r in references.group(1).split(",") if r.strip()] if references else [],
+        references=_references(references.group(1)) if references else [],
         source_project=source_project.group(1).strip() if source_project else None,
     )
 

@@ -160,7 +160,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         args = parser.parse_args(arguments)
     except SystemExit as exc:
-        if arguments[:1] in (["inject"], ["hook"]):
+        if arguments[:1] == ["hook"]:
+            from memory_apps.claude_hook import hook_output
+
+            print(hook_output(""))  # Claude Code still gets valid hook JSON
+            return 0
+        if arguments[:1] == ["inject"]:
             return 0  # the hook path never fails, even on a bad flag (the error is on stderr)
         return int(exc.code or 0)
     if not getattr(args, "handler", None):

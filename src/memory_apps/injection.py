@@ -150,7 +150,7 @@ def render_semantic_block(result: Retrieval, max_chars: int) -> str:
         return render_block(sections, diagnostic_line(shown) + "\n\n" + FENCE)
 
     result.selected = fit_to_budget(result.selected, lambda r: r.entry, lambda r, e: RankedEntry(e, r.score),
-                                    render, max_chars)
+                                    render, max_chars, lambda r: len(render_entry(r.entry)) + 2)
     return render(result.selected)
 
 

@@ -34,7 +34,10 @@ def _load(path: str) -> dict[str, Any]:
         return {}
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
-    data = json.loads(text) if text.strip() else {}
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})") from exc
     if not isinstance(data, dict):
         raise ValueError(f"{path} does not hold a JSON object")
     return data
@@ -58,7 +61,12 @@ def _save(path: str, data: dict[str, Any], original_exists: bool) -> str:
 def install_hook(settings_path: str, command: str) -> str:
     """Add the SessionStart hook unless an iflow-memory hook is there; returns what happened."""
     data = _load(settings_path)
-    groups = data.setdefault("hooks", {}).setdefault("SessionStart", [])
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError(f"{settings_path}: \"hooks\" must be a JSON object")
+    groups = hooks.setdefault("SessionStart", [])
+    if not isinstance(groups, list):
+        raise ValueError(f"{settings_path}: \"hooks.SessionStart\" must be a JSON list")
     for group in groups:
         for hook in group.get("hooks", []) if isinstance(group, dict) else []:
             if HOOK_MARKER in str(hook.get("command", "")):
@@ -72,6 +80,8 @@ def install_mcp(mcp_path: str, command: str) -> str:
     """Add or refresh the iflow-memory MCP server entry, keeping every other server."""
     data = _load(mcp_path)
     servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ValueError(f"{mcp_path}: \"mcpServers\" must be a JSON object")
     wanted = mcp_entry(command)
     if servers.get(SERVER_NAME) == wanted:
         return f"unchanged {mcp_path} (server already registered)"
@@ -87,6 +97,6 @@ def install(project: str) -> int:
         print(install_hook(os.path.join(project, ".claude", "settings.json"), command))
         print(install_mcp(os.path.join(project, ".mcp.json"), command))
     except (ValueError, OSError) as exc:
-        print(f"iflow-memory: nothing changed in that file: {exc}", file=sys.stderr)
+        print(f"iflow-memory: {exc}; that file was left unchanged", file=sys.stderr)
         return 1
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from typing import Callable, Sequence, TypeVar
 
 from memory_core.models import Entry
@@ -11,7 +12,8 @@ MIN_DESCRIPTION = 160
 ELLIPSIS = "…"
 
 
-def _shorten(text: str, length: int) -> str:
+def shorten(text: str, length: int) -> str:
+    """Cut text to at most `length` characters, at a word boundary when one is near, ending with an ellipsis."""
     if len(text) <= length:
         return text
     cut = text[: max(length - 1, 1)]
@@ -22,21 +24,34 @@ def _shorten(text: str, length: int) -> str:
 
 
 def fit_to_budget(items: Sequence[T], entry_of: Callable[[T], Entry], with_entry: Callable[[T, Entry], T],
-                  render: Callable[[Sequence[T]], str], max_chars: int) -> list[T]:
-    """Shorten the longest descriptions first (never below 160 chars), then drop the last-ranked items."""
+                  render: Callable[[Sequence[T]], str], max_chars: int,
+                  item_size: Callable[[T], int]) -> list[T]:
+    """Shorten the longest descriptions first (never below 160 chars), then drop the last-ranked items.
+
+    `max_chars <= 0` means no budget. Lengths are tracked arithmetically and checked by one final render,
+    so the cost stays linear in the number of items.
+    """
     chosen = list(items)
-    if max_chars <= 0:
+    if max_chars <= 0 or not chosen:
         return chosen
-    while chosen and len(render(chosen)) > max_chars:
-        overflow = len(render(chosen)) - max_chars
-        longest = max(range(len(chosen)), key=lambda i: len(entry_of(chosen[i]).description))
-        entry = entry_of(chosen[longest])
-        if len(entry.description) > MIN_DESCRIPTION:
-            others = [len(entry_of(c).description) for i, c in enumerate(chosen) if i != longest]
-            target = max(MIN_DESCRIPTION, len(entry.description) - overflow, max(others, default=0) - 1)
-            target = min(target, len(entry.description) - 1)
-            shortened = entry.model_copy(update={"description": _shorten(entry.description, target)})
-            chosen[longest] = with_entry(chosen[longest], shortened)
-        else:
-            chosen.pop()  # every description is already short: drop the lowest-ranked entry
+    total = len(render(chosen))
+    longest = [(-len(entry_of(item).description), i) for i, item in enumerate(chosen)]
+    heapq.heapify(longest)
+    while total > max_chars and longest:
+        negative, index = heapq.heappop(longest)
+        description = entry_of(chosen[index]).description
+        if len(description) <= MIN_DESCRIPTION:
+            break
+        runner_up = -longest[0][0] if longest else 0
+        target = max(MIN_DESCRIPTION, len(description) - (total - max_chars), runner_up - 1)
+        new = shorten(description, min(target, len(description) - 1))
+        total -= len(description) - len(new)
+        entry = entry_of(chosen[index]).model_copy(update={"description": new})
+        chosen[index] = with_entry(chosen[index], entry)
+        if len(new) > MIN_DESCRIPTION:
+            heapq.heappush(longest, (-len(new), index))
+    while chosen and total > max_chars:
+        total -= item_size(chosen.pop())  # lowest-ranked entries go last
+    while chosen and len(render(chosen)) > max_chars:  # section headers and separators: settle exactly
+        chosen.pop()
     return chosen

@@ -63,7 +63,8 @@ def test_realistic_project_gets_a_ranked_balanced_block(tmp_path, isolated_home,
 def test_three_injections_count_three_recalls(tmp_path, isolated_home, head_bank):
     """AC3: after 3 injection cycles every injected entry has recall_count 3 and the latest timestamp."""
     project = make_realistic_project(tmp_path / "parser-app", head_bank)
-    write_settings(project, embedding_provider="none")  # no embedding provider: keyword + prominence
+    # no embedding provider (keyword + prominence) and no size budget, so every entry is injected
+    write_settings(project, embedding_provider="none", injection_max_chars=0)
     store = tmp_path / "global-store"
     store.mkdir()
 
@@ -106,7 +107,7 @@ def test_limit_minus_one_injects_every_entry(tmp_path, isolated_home, head_bank,
     project = tmp_path / "proj"
     project.mkdir()
     copy_bank(head_bank, project)
-    write_settings(project, semantic_enabled=semantic)
+    write_settings(project, semantic_enabled=semantic, injection_max_chars=0)  # 0: no size budget
     store = tmp_path / "global-store"
     store.mkdir()
 
