@@ -1,23 +1,35 @@
-"""NumpyVectorIndex: all stored vectors as one float32 matrix, one matmul per query."""
+"""NumpyVectorIndex: all stored vectors as one float32 matrix, one matmul per query.
+
+With a cache path, the matrix is kept in one flat file beside the database and read with a single
+`np.fromfile`; it is rebuilt whenever the database's `vectors_version` differs from the file's.
+"""
 
 from __future__ import annotations
 
+import os
+import struct
 import sys
-from typing import Sequence
+import tempfile
+from typing import Optional, Sequence
 
 import numpy as np
 
 from memory_core.ports.entry_store import EmbeddingStore
 
+MAGIC = b"IFVC1\0\0\0"
+_HEADER = struct.Struct("<8sQQ64s")  # magic, count, dimensions, version (utf-8, zero padded)
+ID_BYTES = 16
+
 
 class NumpyVectorIndex:
-    """Implements VectorIndex by brute-force cosine similarity over L2-normalised vectors."""
+    """Implements VectorIndex by brute-force cosine similarity."""
 
-    def __init__(self, store: EmbeddingStore, dimensions: int) -> None:
+    def __init__(self, store: EmbeddingStore, dimensions: int, cache_path: Optional[str] = None) -> None:
         self._store = store
         self._dimensions = dimensions
+        self._cache_path = cache_path
 
-    def _matrix(self) -> tuple[list[str], np.ndarray]:
+    def _from_store(self) -> tuple[list[str], np.ndarray]:
         width = self._dimensions * 4
         ids: list[str] = []
         blobs: list[bytes] = []
@@ -32,7 +44,51 @@ class NumpyVectorIndex:
             print(f"iflow-memory: ignored {skipped} vectors of the wrong size", file=sys.stderr)
         if not ids:
             return [], np.zeros((0, self._dimensions), dtype=np.float32)
-        matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), self._dimensions)
+        return ids, np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), self._dimensions)
+
+    def _version(self) -> Optional[str]:
+        version = getattr(self._store, "vectors_version", None)
+        return version() if callable(version) else None
+
+    def _read_cache(self, version: str) -> Optional[tuple[list[str], np.ndarray]]:
+        try:
+            with open(self._cache_path, "rb") as handle:  # type: ignore[arg-type]
+                magic, count, dims, stamp = _HEADER.unpack(handle.read(_HEADER.size))
+                if magic != MAGIC or dims != self._dimensions or stamp.rstrip(b"\0").decode() != version:
+                    return None
+                raw_ids = handle.read(count * ID_BYTES)
+                matrix = np.fromfile(handle, dtype="<f4", count=count * dims)
+        except (OSError, struct.error, UnicodeDecodeError, ValueError):
+            return None
+        if len(raw_ids) != count * ID_BYTES or matrix.size != count * dims:
+            return None
+        ids = [raw_ids[i:i + ID_BYTES].decode("ascii", "replace") for i in range(0, len(raw_ids), ID_BYTES)]
+        return ids, matrix.reshape(count, dims)
+
+    def _write_cache(self, version: str, ids: list[str], matrix: np.ndarray) -> None:
+        if any(len(i) != ID_BYTES for i in ids):
+            return
+        directory = os.path.dirname(os.path.abspath(self._cache_path))  # type: ignore[arg-type]
+        try:
+            handle, temp = tempfile.mkstemp(prefix=".vectors-", dir=directory)
+            with os.fdopen(handle, "wb") as out:
+                out.write(_HEADER.pack(MAGIC, len(ids), self._dimensions, version.encode()[:64]))
+                out.write("".join(ids).encode("ascii"))
+                out.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
+            os.replace(temp, self._cache_path)  # type: ignore[arg-type]
+        except OSError:
+            pass  # a cache is an optimisation; the database stays the truth
+
+    def _matrix(self) -> tuple[list[str], np.ndarray]:
+        version = self._version() if self._cache_path else None
+        if version is None:
+            return self._from_store()
+        cached = self._read_cache(version)
+        if cached is not None:
+            return cached
+        ids, matrix = self._from_store()
+        if self._version() == version:  # nothing changed while reading: safe to cache
+            self._write_cache(version, ids, matrix)
         return ids, matrix
 
     def similarities(self, query: Sequence[float]) -> dict[str, float]:

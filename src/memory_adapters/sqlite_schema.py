@@ -110,11 +110,23 @@ def migration_4_tombstones(conn: sqlite3.Connection, fts5: bool) -> None:
     conn.execute("CREATE TABLE IF NOT EXISTS deleted_entries (id TEXT PRIMARY KEY, deleted_at TEXT NOT NULL)")
 
 
+def migration_5_vectors_version(conn: sqlite3.Connection, fts5: bool) -> None:
+    """A counter bumped by every change to the stored vectors, so a vector cache file knows it is stale."""
+    conn.execute("INSERT OR IGNORE INTO _metadata(key, value) VALUES ('vectors_version', '0')")
+    conn.execute("INSERT OR IGNORE INTO _metadata(key, value) VALUES ('database_id', lower(hex(randomblob(8))))")
+    bump = "UPDATE _metadata SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vectors_version';"
+    for name, event in (("vectors_ai", "AFTER INSERT ON entries WHEN new.embedding IS NOT NULL"),
+                        ("vectors_au", "AFTER UPDATE OF embedding ON entries"),
+                        ("vectors_ad", "AFTER DELETE ON entries WHEN old.embedding IS NOT NULL")):
+        conn.execute(f"CREATE TRIGGER IF NOT EXISTS {name} {event} BEGIN {bump} END")
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     1: migration_1_initial_schema,
     2: migration_2_indexes_and_narrow_update_trigger,
     3: migration_3_staged_vectors,
     4: migration_4_tombstones,
+    5: migration_5_vectors_version,
 }
 LATEST_VERSION = max(MIGRATIONS)
 

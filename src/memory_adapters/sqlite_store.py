@@ -87,40 +87,53 @@ class SqliteEntryStore:
             raise DatabaseCorrupt(f"{path}: {problem}")
         self._lock = threading.RLock()  # one connection, possibly shared by an MCP server's worker threads
         self._verify_after_open = False
-        try:
-            parent = os.path.dirname(os.path.abspath(path))
-            os.makedirs(parent, mode=0o700, exist_ok=True)
-            created = not os.path.exists(path)
-            if created:
-                # The database holds months of a user's notes: private from the first byte.
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-            self._conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                                         check_same_thread=False)
-            self._configure()
-            self._fts5 = enable_fts5 and fts5_compiled_in()
-            if full_check and not created and not verified_unchanged(path):
-                problem = quick_check(self._conn)
-                if problem:
-                    raise DatabaseCorrupt(f"{path} failed its integrity check: {problem}")
-                self._verify_after_open = True
-            migrate(self._conn, self._fts5)
-            if self._fts5:
-                ensure_fts(self._conn)
-            self._fts5 = self._fts5 and self._has_fts_table()
-        except DatabaseCorrupt:
-            self._close_quietly()
-            raise
-        except sqlite3.DatabaseError as exc:
-            self._close_quietly()
-            if isinstance(exc, sqlite3.OperationalError) and "locked" not in str(exc) and not _looks_corrupt(exc):
+        self._conn = None  # type: ignore[assignment]
+        self._fts5 = False
+        for attempt in range(OPEN_RETRIES):
+            try:
+                self._open(path, enable_fts5, full_check)
+                break
+            except sqlite3.OperationalError as exc:
+                self._close_quietly()
+                if not _is_busy(exc) or attempt == OPEN_RETRIES - 1:
+                    raise StorageError(f"cannot open {path}: {exc}") from exc
+                time.sleep(0.02 * (2 ** min(attempt, 5)) * (1 + random.random()))  # another process migrates
+            except DatabaseCorrupt:
+                self._close_quietly()
+                raise
+            except sqlite3.DatabaseError as exc:
+                self._close_quietly()
+                if _looks_corrupt(exc):
+                    raise DatabaseCorrupt(f"{path} is not a usable SQLite database: {exc}") from exc
                 raise StorageError(f"cannot open {path}: {exc}") from exc
-            raise DatabaseCorrupt(f"{path} is not a usable SQLite database: {exc}") from exc
-        except OSError as exc:
-            raise StorageError(f"cannot open {path}: {exc}") from exc
+            except OSError as exc:
+                raise StorageError(f"cannot open {path}: {exc}") from exc
         if full_check:
             atexit.register(self._close_at_exit)
         if not self._fts5 and enable_fts5:
             print("iflow-memory: FTS5 not available, keyword search disabled", file=sys.stderr)
+
+    def _open(self, path: str, enable_fts5: bool, full_check: bool) -> None:
+        """Connect, configure, check and migrate (raises sqlite3 errors; the caller classifies them)."""
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+        created = not os.path.exists(path)
+        if created:
+            # The database holds months of a user's notes: private from the first byte.
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        self._conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                     check_same_thread=False)
+        self._configure()
+        self._fts5 = enable_fts5 and fts5_compiled_in()
+        if full_check and not created and not verified_unchanged(path):
+            problem = quick_check(self._conn)
+            if problem:
+                raise DatabaseCorrupt(f"{path} failed its integrity check: {problem}")
+            self._verify_after_open = True
+        migrate(self._conn, self._fts5)
+        if self._fts5:
+            ensure_fts(self._conn)
+        self._fts5 = self._fts5 and self._has_fts_table()
 
     def _configure(self) -> None:
         self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -133,7 +146,8 @@ class SqliteEntryStore:
 
     def _close_quietly(self) -> None:
         try:
-            self._conn.close()
+            if getattr(self, "_conn", None) is not None:
+                self._conn.close()
         except Exception:  # noqa: BLE001 - closing a half-open connection must not mask the real error
             pass
 
@@ -359,6 +373,11 @@ class SqliteEntryStore:
         """Return (id, float32 bytes) for every entry that has an embedding."""
         return self._read("SELECT id, embedding FROM entries WHERE embedding IS NOT NULL")
 
+    def vectors_version(self) -> str:
+        """A value that changes whenever any stored vector changes (bumped by triggers)."""
+        rows = dict(self._read("SELECT key, value FROM _metadata WHERE key IN ('vectors_version', 'database_id')"))
+        return f"{rows.get('database_id', '')}:{rows.get('vectors_version', '')}"
+
     def pending_ids(self, limit: int) -> list[str]:
         """Return ids of entries still waiting for an embedding."""
         return [r[0] for r in self._read("SELECT id FROM entries WHERE embedding IS NULL LIMIT ?", (limit,))]
@@ -460,6 +479,12 @@ def _trusted(data: dict) -> bool:
 
 
 BUSY_RETRIES = 6
+OPEN_RETRIES = 12
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
 
 
 def begin_with_retry(conn: sqlite3.Connection) -> None:

@@ -109,7 +109,8 @@ def retrieval_for(container: Container, plan: EmbeddingPlan) -> RetrieveAndRank:
     if plan.query is not None:
         from memory_adapters.numpy_vector_index import NumpyVectorIndex
 
-        index = NumpyVectorIndex(container.store(), plan.query.dimensions)
+        index = NumpyVectorIndex(container.store(), plan.query.dimensions,
+                                 cache_path=container.config.db_path() + ".vectors")
     return container.retrieve(embedder=plan.query, vector_index=index,
                               embedder_problem=plan.problem or "no embedding provider configured")
 
