@@ -69,12 +69,18 @@ def first_paragraph(feature_dir: str) -> Optional[str]:
     return None
 
 
+class GitTooSlow(Exception):
+    """git did not answer in time; asking again would only cost more."""
+
+
 def _git_diff(project_root: str, base: str) -> Optional[list[str]]:
     try:
         result = subprocess.run(
             ["git", "-C", project_root, "diff", "--name-only", f"{base}..HEAD"],
             capture_output=True, text=True, timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL,
         )
+    except subprocess.TimeoutExpired as exc:
+        raise GitTooSlow() from exc
     except (OSError, subprocess.SubprocessError):
         return None
     if result.returncode != 0:
@@ -84,10 +90,13 @@ def _git_diff(project_root: str, base: str) -> Optional[list[str]]:
 
 def changed_files(project_root: str) -> list[str]:
     """Files changed in the last 3 commits (else the last 1; none without history)."""
-    for base in ("HEAD~3", "HEAD~1"):
-        files = _git_diff(project_root, base)
-        if files is not None:
-            return files[:MAX_FILES]
+    try:
+        for base in ("HEAD~3", "HEAD~1"):
+            files = _git_diff(project_root, base)
+            if files is not None:
+                return files[:MAX_FILES]
+    except GitTooSlow:
+        print("iflow-memory: git diff timed out; no file signals this session", file=sys.stderr)
     return []
 
 

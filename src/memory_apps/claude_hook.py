@@ -64,6 +64,7 @@ def session_start(project_root: Optional[str] = None, global_store: Optional[str
         context = result.get("block", "")
     sys.stdout.write(hook_output(context) + "\n")
     sys.stdout.flush()
-    if context == "" and threading.active_count() > 1:
-        os._exit(0)  # a stuck worker must not keep the hook alive
+    if threading.active_count() > 1:
+        sys.stderr.flush()
+        os._exit(0)  # an abandoned worker must neither keep the hook alive nor crash it at shutdown
     return 0
