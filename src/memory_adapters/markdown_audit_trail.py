@@ -164,7 +164,7 @@ class MarkdownAuditTrail:
         written = []
         with file_lock(self._global_store):
             for path, global_format in self._targets(entry):
-                os.makedirs(os.path.dirname(path), exist_ok=True)
+                os.makedirs(os.path.dirname(path), mode=0o700 if global_format else 0o777, exist_ok=True)
                 title = TITLES[entry.category]
                 if os.path.exists(path):
                     with open(path, encoding="utf-8", errors="replace") as handle:

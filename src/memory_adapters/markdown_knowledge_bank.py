@@ -54,6 +54,13 @@ def without_comment_blocks(lines: list[str]) -> list[str]:
     return kept
 
 
+def _count(digits: str) -> int:
+    """An observation count, clamped to 1..1,000,000 (absurd values are typos, not evidence)."""
+    if len(digits) > 7:
+        return 1_000_000
+    return min(max(int(digits), 1), 1_000_000)
+
+
 def _references(text: str) -> list[str]:
     """A JSON list (as export writes it) or a comma-separated list (as people write it)."""
     text = text.strip()
@@ -102,7 +109,7 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
         description="\n".join(line[2:] if line.startswith(("  - ", "  ### ")) else line
                               for line in description).strip(),
         raw_text=raw,
-        observation_count=int(observations.group(1)) if observations else 1,
+        observation_count=_count(observations.group(1)) if observations else 1,
         confidence=confidence.group(1).lower() if confidence else "medium",
         position=position,
         last_observed=_parse_date(last.group(1)) if last else None,

@@ -20,10 +20,8 @@ def header_problem(path: str) -> Optional[str]:
             return None  # SQLite treats an empty file as a new database
         with open(path, "rb") as handle:
             header = handle.read(100)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"unreadable: {exc.strerror}"
+    except OSError:
+        return None  # missing or unreachable: opening reports it as a storage error, not corruption
     if len(header) < 100 or not header.startswith(HEADER_MAGIC):
         return "not an SQLite database (bad header)"
     page_size = int.from_bytes(header[16:18], "big")

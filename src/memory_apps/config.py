@@ -37,10 +37,13 @@ def coerce(raw: str) -> Any:
     """Bash-compatible coercion: true/false -> bool, integers -> int, decimals -> float, else str."""
     if raw in ("true", "false"):
         return raw == "true"
-    if _INT.match(raw):
-        return int(raw)
-    if _FLOAT.match(raw):
-        return float(raw)
+    try:
+        if _INT.match(raw):
+            return int(raw)
+        if _FLOAT.match(raw):
+            return float(raw)
+    except (ValueError, OverflowError):
+        pass  # e.g. an integer of thousands of digits: not a usable number
     return raw
 
 

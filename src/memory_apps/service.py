@@ -19,6 +19,7 @@ from memory_apps.embedding_jobs import embed_after_write
 from memory_apps.embedding_setup import build_embedder
 from memory_core.errors import InvalidEntry
 from memory_core.models import CATEGORIES, Entry, EntryDraft
+from memory_core.redaction import redact_secrets
 from memory_core.usecases.remember import Remembered
 from memory_core.usecases.retrieve import Retrieval
 
@@ -36,7 +37,7 @@ class StoreResult:
 
 def _first_error(exc: ValidationError) -> InvalidEntry:
     error = exc.errors()[0]
-    field = ".".join(str(p) for p in error["loc"]) or "entry"
+    field = redact_secrets(".".join(str(p) for p in error["loc"]) or "entry")
     if field == "category":
         return InvalidEntry("category", f"must be one of {', '.join(sorted(CATEGORIES))}")
     return InvalidEntry(field, "unknown field" if error["type"] == "extra_forbidden" else error["msg"])

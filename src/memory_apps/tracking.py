@@ -13,7 +13,7 @@ TRACKING_FILENAME = ".last-injection.json"
 def write_tracking(global_store: str, record: dict) -> None:
     """Replace the tracking file with `record`; a failure only warns."""
     try:
-        os.makedirs(global_store, exist_ok=True)
+        os.makedirs(global_store, mode=0o700, exist_ok=True)
         handle, temp = tempfile.mkstemp(prefix=".last-injection.", dir=global_store)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(record, out, indent=2, ensure_ascii=False)

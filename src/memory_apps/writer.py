@@ -12,6 +12,7 @@ import sys
 from typing import Any, Optional, Sequence
 
 EXIT_OK, EXIT_INVALID, EXIT_DATABASE = 0, 1, 2
+MAX_ENTRY_BYTES = 256 * 1024
 EPILOG = """examples:
   python -m memory_apps.writer --action upsert --global-store ~/.claude/iflow/memory \\
       --entry-json '{"name": "Read before parsing", "description": "Read real files before writing a parser.",
@@ -70,10 +71,16 @@ def read_entry(args: argparse.Namespace) -> dict[str, Any]:
                 text = handle.read()
     except OSError as exc:
         raise InvalidInput(f"cannot read entry file {args.entry_file}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"entry file {args.entry_file} is not UTF-8 text (byte {exc.start})") from exc
+    if len(text) > MAX_ENTRY_BYTES:
+        raise InvalidInput(f"entry is larger than {MAX_ENTRY_BYTES // 1024} KiB")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"entry is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    except (RecursionError, ValueError) as exc:
+        raise InvalidInput(f"entry JSON cannot be read: {type(exc).__name__}") from exc
     if not isinstance(data, dict):
         raise InvalidInput("entry must be a JSON object")
     data.setdefault("source", "retro")
@@ -81,13 +88,15 @@ def read_entry(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def describe_validation_error(exc: Exception) -> str:
-    """One line per bad field, e.g. `category: Input should be 'anti-patterns', ...`."""
+    """One line per bad field, e.g. `category: Input should be 'anti-patterns', ...` (secrets redacted)."""
+    from memory_core.redaction import redact_secrets
+
     lines = []
     for error in exc.errors():  # type: ignore[attr-defined]
         where = ".".join(str(p) for p in error["loc"]) or "entry"
         message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"]
         lines.append(f"{where}: {message}")
-    return "; ".join(lines)
+    return redact_secrets("; ".join(lines))
 
 
 def write(args: argparse.Namespace) -> int:

@@ -12,15 +12,17 @@ MIN_DESCRIPTION = 160
 ELLIPSIS = "…"
 
 
-def shorten(text: str, length: int) -> str:
-    """Cut text to at most `length` characters, at a word boundary when one is near, ending with an ellipsis."""
+def shorten(text: str, length: int, floor: int = 0) -> str:
+    """Cut text to at most `length` characters (never below `floor`), at a word boundary when one is near,
+    ending with an ellipsis."""
     if len(text) <= length:
         return text
     cut = text[: max(length - 1, 1)]
     space = cut.rfind(" ")
-    if space > length * 0.6:
+    if space > length * 0.6 and space + 1 >= floor and len(cut[:space].rstrip()) + 1 >= floor:
         cut = cut[:space]
-    return cut.rstrip() + ELLIPSIS
+    cut = cut.rstrip() if len(cut.rstrip()) + 1 >= floor else cut
+    return cut + ELLIPSIS
 
 
 def fit_to_budget(items: Sequence[T], entry_of: Callable[[T], Entry], with_entry: Callable[[T, Entry], T],
@@ -44,7 +46,7 @@ def fit_to_budget(items: Sequence[T], entry_of: Callable[[T], Entry], with_entry
             break
         runner_up = -longest[0][0] if longest else 0
         target = max(MIN_DESCRIPTION, len(description) - (total - max_chars), runner_up - 1)
-        new = shorten(description, min(target, len(description) - 1))
+        new = shorten(description, min(target, len(description) - 1), MIN_DESCRIPTION)
         total -= len(description) - len(new)
         entry = entry_of(chosen[index]).model_copy(update={"description": new})
         chosen[index] = with_entry(chosen[index], entry)

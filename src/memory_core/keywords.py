@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from memory_core.redaction import contains_secret
+
 KEYWORD_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 GENERIC_WORDS = frozenset(
     "code development software system application implementation feature project function "
@@ -29,7 +31,7 @@ def clean_keywords(candidates: Iterable[str]) -> list[str]:
     kept: list[str] = []
     for raw in candidates:
         keyword = "-".join(str(raw).strip().lower().split())
-        if valid_keyword(keyword) and keyword not in kept:
+        if valid_keyword(keyword) and keyword not in kept and not contains_secret(str(raw)):
             kept.append(keyword)
         if len(kept) == MAX_KEYWORDS:
             break

@@ -10,7 +10,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory_core.hashing import content_hash
-from memory_core.redaction import redact_secrets
+from memory_core.redaction import contains_secret, redact_secrets
 
 Category = Literal["anti-patterns", "patterns", "heuristics"]
 Confidence = Literal["high", "medium", "low"]
@@ -60,12 +60,13 @@ class EntryDraft(BaseModel):
     confidence: Confidence = "medium"
     source: Source = "manual"
     source_project: Optional[str] = None
-    observation_count: int = Field(default=1, ge=1)
+    observation_count: int = Field(default=1, ge=1, le=1_000_000)
 
     @field_validator("keywords", mode="before")
     @classmethod
     def _keywords(cls, value: object) -> list[str]:
-        lowered = [k.lower() for k in _clean_string_list(value, "keywords")]
+        # A key-shaped label is dropped before lower-casing would hide its shape (e.g. AKIA...).
+        lowered = [k.lower() for k in _clean_string_list(value, "keywords") if not contains_secret(k)]
         return list(dict.fromkeys(lowered))[:MAX_KEYWORDS]
 
     @field_validator("references", mode="before")
@@ -100,7 +101,7 @@ class Entry(EntryDraft):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     id: str = Field(pattern=r"^[0-9a-f]{16}$")
-    recall_count: int = Field(default=0, ge=0)
+    recall_count: int = Field(default=0, ge=0, le=10**12)
     last_recalled_at: Optional[datetime] = None
     created_at: datetime
     updated_at: datetime

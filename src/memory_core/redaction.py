@@ -25,9 +25,11 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"), REDACTED),  # JWT
     # Authorization headers.
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{16,}"), r"\1 " + REDACTED),
-    # key=value / key: value assignments of secrets.
-    (re.compile(r"(?i)\b((?:api[_-]?key|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|token|password|passwd|pwd)"
-                r"\s*[:=]\s*)(['\"]?)[^\s'\"]{6,}\2"), r"\1\2" + REDACTED + r"\2"),
+    # key=value / key: value assignments of secrets, including prefixed names (DB_PASSWORD, AWS_SECRET_ACCESS_KEY)
+    # and JSON/YAML quoting ("password": "...").
+    (re.compile(r"(?i)\b([A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|password|passwd|pwd|credentials?|private[_-]?key)"
+                r"[A-Za-z0-9_.-]*['\"]?\s*[:=]\s*)(['\"]?)(?!\[REDACTED\])[^\s'\"]{6,}\2"),
+     r"\1\2" + REDACTED + r"\2"),
 ]
 
 
@@ -35,8 +37,12 @@ def redact_secrets(text: str) -> str:
     """Replace every secret-shaped substring with [REDACTED]."""
     if not text:
         return text
-    for pattern, replacement in _PATTERNS:
-        text = pattern.sub(replacement, text)
+    for _ in range(4):  # patterns can expose each other (a quoted password inside a URL): run to a fixpoint
+        before = text
+        for pattern, replacement in _PATTERNS:
+            text = pattern.sub(replacement, text)
+        if text == before:
+            break
     return text
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import queue
 import random
 import sqlite3
 import struct
@@ -90,7 +91,7 @@ def stress_worker(db_path: str, worker: int, barrier, results) -> None:
         from memory_adapters.sqlite_store import SqliteEntryStore
 
         store = SqliteEntryStore(db_path)
-        barrier.wait(timeout=120)
+        barrier.wait(timeout=30)
         for op in plan(worker):
             try:
                 _apply(store, worker, op)
@@ -113,7 +114,7 @@ def reembed_worker(db_path: str, barrier, results) -> None:
 
         store = SqliteEntryStore(db_path)
         space = EmbeddingSpace("stress", "stress-model", REEMBED_DIMS)
-        barrier.wait(timeout=120)
+        barrier.wait(timeout=30)
         store.start_staging(space)
         for index, entry_id in enumerate(POOL_IDS):
             store.set_staged_vector(entry_id, _staged_vector(index))
@@ -125,10 +126,23 @@ def reembed_worker(db_path: str, barrier, results) -> None:
 
 
 def _collect(processes, results, expected: int, timeout: float = 120) -> list:
-    reports = [results.get(timeout=timeout) for _ in range(expected)]
+    """Every worker's report; a worker that dies without reporting fails the test at once, not at the timeout."""
+    reports: list = []
+    deadline = time.monotonic() + timeout
+    while len(reports) < expected and time.monotonic() < deadline:
+        try:
+            reports.append(results.get(timeout=0.5))
+        except queue.Empty:
+            if not any(process.is_alive() for process in processes):
+                break
     for process in processes:
-        process.join(timeout=timeout)
-        assert process.exitcode == 0, f"{process.name} exited {process.exitcode}"
+        process.join(timeout=max(deadline - time.monotonic(), 1))
+        if process.is_alive():
+            process.kill()
+            process.join()
+    assert [p.exitcode for p in processes] == [0] * len(processes), \
+        {p.name: p.exitcode for p in processes}
+    assert len(reports) == expected, f"only {len(reports)} of {expected} workers reported"
     return reports
 
 
@@ -225,7 +239,7 @@ def open_worker(db_paths: list[str], log_path: str, barrier, results) -> None:
 
             schema.MIGRATIONS[number] = logged
         for db_path in db_paths:
-            barrier.wait(timeout=120)
+            barrier.wait(timeout=30)
             try:
                 store = SqliteEntryStore(db_path)
                 versions.append(store.get_metadata("schema_version"))

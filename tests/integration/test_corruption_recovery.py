@@ -14,7 +14,6 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -70,9 +69,11 @@ Move a corrupt data file aside with a timestamp so nothing a user wrote is ever 
 }
 WRITTEN = [
     {"name": "Bound the busy retries", "description": "Retry a busy SQLite write a few times with jittered "
-     "backoff, then fail with a clear message.", "category": "heuristics", "reasoning": "Unbounded retries hung the hook."},
+     "backoff, then fail with a clear message.", "category": "heuristics",
+     "reasoning": "Unbounded retries hung the hook."},
     {"name": "Rebuild from the audit trail", "description": "Every stored learning is also written to markdown so "
-     "a lost database can be rebuilt from it.", "category": "patterns", "reasoning": "A corrupt file cost a week of notes."},
+     "a lost database can be rebuilt from it.", "category": "patterns",
+     "reasoning": "A corrupt file cost a week of notes."},
 ]
 LATER = {"name": "Check the header first", "description": "Read the 100-byte SQLite header before trusting a "
          "database file.", "category": "patterns"}
