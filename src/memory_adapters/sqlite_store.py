@@ -78,7 +78,8 @@ def _json_list(text: Optional[str]) -> list[str]:
 class SqliteEntryStore:
     """Implements EntryStore, KeywordIndex and EmbeddingStore over one SQLite database file."""
 
-    def __init__(self, path: str, enable_fts5: bool = True, full_check: bool = False) -> None:
+    def __init__(self, path: str, enable_fts5: bool = True, full_check: bool = False,
+                 busy_timeout_ms: int = BUSY_TIMEOUT_MS, busy_retries: int = 6) -> None:
         """Open (creating if needed), check and migrate. `full_check` runs quick_check when the file changed
         since it was last verified; the cheap header check always runs. Raises DatabaseCorrupt or StorageError."""
         self.path = path
@@ -87,6 +88,8 @@ class SqliteEntryStore:
             raise DatabaseCorrupt(f"{path}: {problem}")
         self._lock = threading.RLock()  # one connection, possibly shared by an MCP server's worker threads
         self._verify_after_open = False
+        self._busy_timeout_ms = busy_timeout_ms
+        self._busy_retries = max(1, busy_retries)
         self._conn = None  # type: ignore[assignment]
         self._fts5 = False
         for attempt in range(OPEN_RETRIES):
@@ -136,7 +139,7 @@ class SqliteEntryStore:
         self._fts5 = self._fts5 and self._has_fts_table()
 
     def _configure(self) -> None:
-        self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self._conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_ms)}")
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA cache_size=-8000")
@@ -167,7 +170,7 @@ class SqliteEntryStore:
         """One short IMMEDIATE transaction; busy is retried with backoff, other errors become StorageError."""
         self._lock.acquire()
         try:
-            begin_with_retry(self._conn)
+            begin_with_retry(self._conn, self._busy_retries)
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
@@ -487,15 +490,15 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-def begin_with_retry(conn: sqlite3.Connection) -> None:
+def begin_with_retry(conn: sqlite3.Connection, retries: int = BUSY_RETRIES) -> None:
     """BEGIN IMMEDIATE; if still busy after the busy timeout, retry a few times with jittered backoff."""
-    for attempt in range(BUSY_RETRIES):
+    for attempt in range(retries):
         try:
             conn.execute("BEGIN IMMEDIATE")
             return
         except sqlite3.OperationalError as exc:
             text = str(exc).lower()
-            if ("locked" not in text and "busy" not in text) or attempt == BUSY_RETRIES - 1:
+            if ("locked" not in text and "busy" not in text) or attempt == retries - 1:
                 raise
             time.sleep(0.02 * (2 ** attempt) * (1 + random.random()))
 

@@ -39,7 +39,7 @@ def _memory_block(project_root: str, global_store: Optional[str], limit: Optiona
     settings = load_config(project_root)
     store = os.path.expanduser(global_store) if global_store else default_global_store()
     request = InjectRequest(project_root, store, settings.injection_limit if limit is None else limit)
-    return run_injection(request, settings, lambda: build_container(settings, store))
+    return run_injection(request, settings, lambda: build_container(settings, store, hook_path=True))
 
 
 def session_start(project_root: Optional[str] = None, global_store: Optional[str] = None,

@@ -39,7 +39,8 @@ class Container(containers.DeclarativeContainer):
 
     clock = providers.Singleton(SystemClock)
     store = providers.Singleton(SqliteEntryStore, path=config.db_path, enable_fts5=config.fts5,
-                                full_check=config.full_check)
+                                full_check=config.full_check, busy_timeout_ms=config.busy_timeout_ms,
+                                busy_retries=config.busy_retries)
     knowledge_reader = providers.Singleton(MarkdownKnowledgeBankReader)
     context_source = providers.Singleton(GitProjectContextSource)
     embedder_builder = providers.Object(build_embedder)
@@ -71,7 +72,8 @@ class Container(containers.DeclarativeContainer):
 
 
 def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True,
-                    project_root: Optional[str] = None, full_check: bool = False) -> Container:
+                    project_root: Optional[str] = None, full_check: bool = False,
+                    hook_path: bool = False) -> Container:
     """A container configured for one global store and one project's settings."""
     container = Container()
     container.config.from_dict(
@@ -81,6 +83,9 @@ def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True
             "project_root": project_root,
             "fts5": fts5,
             "full_check": full_check,
+            # The session-start hook cannot wait 5 s for a busy database: it degrades instead.
+            "busy_timeout_ms": 400 if hook_path else 5000,
+            "busy_retries": 1 if hook_path else 6,
             "vector_weight": settings.vector_weight,
             "keyword_weight": settings.keyword_weight,
             "prominence_weight": settings.prominence_weight,

@@ -50,7 +50,7 @@ def inject(args: argparse.Namespace) -> int:
         global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
         limit = args.limit if args.limit is not None else settings.injection_limit
         request = InjectRequest(args.project_root, global_store, limit)
-        block = run_injection(request, settings, lambda: build_container(settings, global_store))
+        block = run_injection(request, settings, lambda: build_container(settings, global_store, hook_path=True))
     except BaseException as exc:  # noqa: BLE001 - the hook path must never crash
         if isinstance(exc, KeyboardInterrupt):
             return 0

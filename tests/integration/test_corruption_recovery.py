@@ -422,7 +422,7 @@ def test_writer_on_a_read_only_store_exits_2_and_loses_nothing(tmp_path, monkeyp
         os.chmod(store / "memory.db", 0o400)
         os.chmod(store, 0o500)
         try:
-            result = run_app("memory_apps.writer", _entry_args(store, project, entry)[0:], tmp_path)
+            result = run_app("memory_apps.writer", _entry_args(store, project, entry), tmp_path)
         finally:
             os.chmod(store, 0o700)
             os.chmod(store / "memory.db", 0o600)
