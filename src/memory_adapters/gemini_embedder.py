@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any, Optional, Sequence
 
-from memory_adapters.provider_errors import map_vendor_error, single_vector
-from memory_core.errors import ProviderUnavailable
+from memory_adapters.provider_errors import api_key, import_sdk, map_vendor_error, single_vector
 
 DEFAULT_MODEL = "gemini-embedding-001"
 DEFAULT_DIMENSIONS = 768
 KEY_VARIABLE = "GEMINI_API_KEY"
-INSTALL_HINT = "pip install 'iflow-memory[gemini]'"
 
 
 class GeminiEmbedder:
@@ -21,15 +18,9 @@ class GeminiEmbedder:
 
     def __init__(self, model: str = DEFAULT_MODEL, dimensions: int = DEFAULT_DIMENSIONS,
                  timeout_s: float = 10.0, http_client: Optional[Any] = None) -> None:
-        key = os.environ.get(KEY_VARIABLE)
-        if not key:
-            raise ProviderUnavailable(f"{KEY_VARIABLE} is not set")
-        self._key = key
-        try:
-            from google import genai
-            from google.genai import types
-        except ImportError as exc:
-            raise ProviderUnavailable(f"google-genai is not installed: {INSTALL_HINT}") from exc
+        self._key = key = api_key(KEY_VARIABLE)
+        genai = import_sdk("google.genai", "gemini")
+        types = import_sdk("google.genai.types", "gemini")
         options: dict[str, Any] = {"timeout": int(timeout_s * 1000)}
         if http_client is not None:
             options["httpx_client"] = http_client

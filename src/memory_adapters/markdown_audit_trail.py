@@ -14,7 +14,7 @@ from typing import Iterator, Optional
 from memory_adapters.markdown_knowledge_bank import split_blocks, parse_block
 from memory_core.hashing import content_hash
 from memory_core.models import Entry
-from memory_core.rendering import header_line
+from memory_core.rendering import detail_lines, header_line
 
 TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
 GLOBAL_HEADER = ("# Global {title}\n\nCross-project learnings promoted from retrospectives. Automatically managed "
@@ -30,6 +30,18 @@ def safe_description_lines(text: str) -> list[str]:
     return [("  " + line) if line.startswith(("- ", "### ")) else line for line in text.strip().splitlines()]
 
 
+def content_lines(entry: Entry) -> list[str]:
+    """Reasoning (its bullets verbatim, else one line), references and keywords, as the importer reads them."""
+    lines = detail_lines(entry)
+    if not lines and entry.reasoning.strip():
+        lines = ["- Reasoning: " + " ".join(entry.reasoning.split())]
+    if entry.references:
+        lines.append("- References: " + json.dumps(entry.references, ensure_ascii=False))
+    if entry.keywords:
+        lines.append("- Keywords: " + json.dumps(entry.keywords, ensure_ascii=False))
+    return lines
+
+
 def entry_block(entry: Entry, global_format: bool) -> str:
     """The markdown block of an entry, in the global (Content-Hash, Last observed, Tags) or local form."""
     when = entry.updated_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -37,12 +49,7 @@ def entry_block(entry: Entry, global_format: bool) -> str:
     if global_format:
         lines.append(f"- Content-Hash: sha256:{entry.id}")
         lines.append(f"- Source: {entry.source_project or 'iflow-memory'}, {entry.source}")
-    if entry.reasoning.strip():
-        lines.append("- Reasoning: " + " ".join(entry.reasoning.split()))
-    if entry.references:
-        lines.append("- References: " + json.dumps(entry.references, ensure_ascii=False))
-    if entry.keywords:
-        lines.append("- Keywords: " + json.dumps(entry.keywords, ensure_ascii=False))
+    lines += content_lines(entry)
     lines.append(f"- Observation count: {entry.observation_count}")
     lines.append(f"- Last observed: {when}")
     if global_format:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Sequence
 
-from memory_adapters.markdown_audit_trail import safe_description_lines
+from memory_adapters.markdown_audit_trail import content_lines, safe_description_lines
 from memory_core.models import CATEGORIES, Entry
-from memory_core.rendering import detail_lines, header_line
+from memory_core.rendering import header_line
 
 TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
 
@@ -16,15 +15,7 @@ TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "pattern
 def entry_markdown(entry: Entry) -> str:
     """One `### ` block with every field the importer understands."""
     lines = [header_line(entry), *safe_description_lines(entry.description)]
-    details = detail_lines(entry)
-    if details:
-        lines += details
-    elif entry.reasoning.strip():
-        lines.append("- Reasoning: " + " ".join(entry.reasoning.split()))
-    if entry.references:
-        lines.append("- References: " + json.dumps(entry.references, ensure_ascii=False))
-    if entry.keywords:
-        lines.append("- Keywords: " + json.dumps(entry.keywords, ensure_ascii=False))
+    lines += content_lines(entry)
     if entry.source_project:
         lines.append(f"- Source project: {entry.source_project}")
     lines.append(f"- Observation count: {entry.observation_count}")

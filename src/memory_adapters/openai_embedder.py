@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any, Optional, Sequence
 
-from memory_adapters.provider_errors import map_vendor_error, single_vector
-from memory_core.errors import ProviderUnavailable
+from memory_adapters.provider_errors import api_key, import_sdk, map_vendor_error, single_vector
 
 DEFAULT_MODEL = "text-embedding-3-small"
 DEFAULT_DIMENSIONS = 768
 KEY_VARIABLE = "OPENAI_API_KEY"
-INSTALL_HINT = "pip install 'iflow-memory[openai]'"
 
 
 class OpenAIEmbedder:
@@ -21,14 +18,8 @@ class OpenAIEmbedder:
 
     def __init__(self, model: str = DEFAULT_MODEL, dimensions: int = DEFAULT_DIMENSIONS,
                  timeout_s: float = 10.0, http_client: Optional[Any] = None) -> None:
-        key = os.environ.get(KEY_VARIABLE)
-        if not key:
-            raise ProviderUnavailable(f"{KEY_VARIABLE} is not set")
-        self._key = key
-        try:
-            import openai
-        except ImportError as exc:
-            raise ProviderUnavailable(f"openai is not installed: {INSTALL_HINT}") from exc
+        self._key = key = api_key(KEY_VARIABLE)
+        openai = import_sdk("openai", "openai")
         extra = {"http_client": http_client} if http_client is not None else {}
         self._client = openai.OpenAI(api_key=key, timeout=timeout_s, max_retries=0, **extra)
         self.model_name = model

@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
+import importlib
+import os
 import re
 
 from memory_core.errors import EmbeddingError, ProviderUnavailable, RateLimited
 
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_-]{6,}|AIza[0-9A-Za-z_-]{10,}|pa-[A-Za-z0-9_-]{10,}|key=[^&\s]+)")
+
+
+def api_key(variable: str) -> str:
+    """The provider key from the environment (the only place keys come from); missing -> ProviderUnavailable."""
+    key = os.environ.get(variable)
+    if not key:
+        raise ProviderUnavailable(f"{variable} is not set")
+    return key
+
+
+def import_sdk(module: str, extra: str):
+    """Import a vendor SDK lazily; missing -> ProviderUnavailable with the pip hint."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ProviderUnavailable(f"{module} is not installed: pip install 'iflow-memory[{extra}]'") from exc
 
 
 def status_of(exc: BaseException) -> int | None:

@@ -191,7 +191,7 @@ class SqliteEntryStore:
         """Insert, or reinforce (observation +1) and overwrite the text fields that were given."""
         given = draft.model_fields_set
         stamp = to_text(now)
-        sql = f"""
+        sql = """
             INSERT INTO entries (id, name, description, reasoning, category, keywords, "references",
                 observation_count, confidence, recall_count, created_at, updated_at, source, source_project)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)

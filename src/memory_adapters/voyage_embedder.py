@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any, Optional, Sequence
 
-from memory_adapters.provider_errors import map_vendor_error, single_vector
-from memory_core.errors import ProviderUnavailable
+from memory_adapters.provider_errors import api_key, import_sdk, map_vendor_error, single_vector
 
 DEFAULT_MODEL = "voyage-code-3"
 DEFAULT_DIMENSIONS = 1024
 KEY_VARIABLE = "VOYAGE_API_KEY"
-INSTALL_HINT = "pip install 'iflow-memory[voyage]'"
 
 
 class VoyageEmbedder:
@@ -24,14 +21,8 @@ class VoyageEmbedder:
 
     def __init__(self, model: str = DEFAULT_MODEL, dimensions: int = DEFAULT_DIMENSIONS,
                  timeout_s: float = 10.0, session: Optional[Any] = None) -> None:
-        key = os.environ.get(KEY_VARIABLE)
-        if not key:
-            raise ProviderUnavailable(f"{KEY_VARIABLE} is not set")
-        self._key = key
-        try:
-            import voyageai
-        except ImportError as exc:
-            raise ProviderUnavailable(f"voyageai is not installed: {INSTALL_HINT}") from exc
+        self._key = key = api_key(KEY_VARIABLE)
+        voyageai = import_sdk("voyageai", "voyage")
         if session is not None:
             voyageai.requestssession = session
             # The SDK caches one session per thread; drop it so the injected one is used.

@@ -10,7 +10,6 @@ import json
 import queue
 import re
 import subprocess
-import sys
 import threading
 import time
 from contextlib import ExitStack

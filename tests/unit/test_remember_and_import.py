@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 
-from memory_core.errors import ProviderUnavailable
 from memory_core.knowledge import KnowledgeEntry
 from memory_core.models import EntryDraft
 from memory_core.usecases.importing import ImportKnowledgeBank
