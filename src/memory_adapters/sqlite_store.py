@@ -346,19 +346,24 @@ class SqliteEntryStore:
         return [found[i] for i in entry_ids if i in found]
 
     def ranking_stats(self) -> list[EntryStats]:
-        """Return id, category and ranking counters of every well-formed entry."""
+        """Return id, category and ranking counters of every well-formed entry (the hot path: one query)."""
         rows = self._read(
-            "SELECT id, category, observation_count, confidence, recall_count, updated_at, created_at, "
-            "embedding IS NOT NULL FROM entries ORDER BY rowid"
+            "SELECT id, category, observation_count, confidence, recall_count, "
+            "COALESCE(updated_at, created_at), embedding IS NOT NULL FROM entries ORDER BY rowid"
         )
+        parsed: dict[Optional[str], datetime] = {}  # imported entries share timestamps: parse each once
         stats = []
-        for entry_id, category, obs, confidence, recalls, updated, created, has_vector in rows:
+        append = stats.append
+        for entry_id, category, obs, confidence, recalls, updated, has_vector in rows:
             if category not in _CATEGORIES or not isinstance(entry_id, str):
                 continue
-            stats.append(EntryStats(
-                id=entry_id, category=category, observation_count=max(obs or 1, 1),
+            when = parsed.get(updated)
+            if when is None:
+                when = parsed[updated] = from_text(updated) or _EPOCH
+            append(EntryStats(
+                id=entry_id, category=category, observation_count=obs if isinstance(obs, int) and obs > 0 else 1,
                 confidence=confidence if confidence in _CONFIDENCES else "medium",
-                recall_count=max(recalls or 0, 0), updated_at=from_text(updated) or from_text(created) or _EPOCH,
+                recall_count=recalls if isinstance(recalls, int) and recalls > 0 else 0, updated_at=when,
                 has_embedding=bool(has_vector),
             ))
         return stats
