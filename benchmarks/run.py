@@ -198,8 +198,8 @@ def base_env(home: Path, ceiling: Path) -> dict:
     """The subprocess environment: temp HOME, no keys, no background embedder, git stops at `ceiling`."""
     env = {k: v for k, v in os.environ.items() if k not in SECRET_VARIABLES}
     env.update(HOME=str(home), IFLOW_MEMORY_BACKGROUND="0", GIT_CEILING_DIRECTORIES=str(ceiling),
-               PYTHONPATH=os.pathsep.join([str(SRC)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])),
-               PYTHONDONTWRITEBYTECODE="0")
+               PYTHONPATH=os.pathsep.join([str(SRC)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # the hook runs with its .pyc caches; so do the measurements
     return env
 
 
@@ -447,6 +447,14 @@ def write_scripts(workdir: Path) -> dict[str, Path]:
     return scripts
 
 
+def _states(seen: Sequence[str]) -> str:
+    """'active', or e.g. 'active 3x, budget 2x' when the runs did not all take the same path."""
+    counts = {state: seen.count(state) for state in dict.fromkeys(seen)}
+    if len(counts) == 1:
+        return next(iter(counts))
+    return ", ".join(f"{state} {n}x" for state, n in counts.items())
+
+
 def injector_args(project: Path, store: Path) -> list[str]:
     return ["--project-root", str(project), "--limit", str(LIMIT), "--global-store", str(store)]
 
@@ -458,7 +466,11 @@ def diagnostic(block: str) -> str:
     return block.strip().splitlines()[0] if block.strip() else "(empty output)"
 
 
-def path_state(block: str) -> str:
+def path_state(block: str, stderr: str = "") -> str:
+    """Which pipeline answered: active / off (semantic), budget (the 2-second budget ran out: markdown fallback,
+    empty here since these projects keep no markdown), fallback (other), legacy, empty."""
+    if "semantic retrieval exceeded" in stderr or "time budget" in block:
+        return "budget"
     line = diagnostic(block)
     for state in ("semantic: active", "semantic: off", "semantic: fallback"):
         if state in line:
@@ -513,16 +525,16 @@ def section_injector(report: Report, workdir: Path, sizes: Sequence[int], repeat
         }
         samples: dict[str, list[float]] = {k: [] for k in commands}
         first_run: dict[str, float] = {}
+        first_state: dict[str, str] = {}
         seen: dict[str, list[str]] = {}
         for round_number in range(repeat + 1):  # round 0 warms caches and is not counted
             for name, command in commands.items():
                 ms, done = run_proc(command, env, base)
                 if done.returncode != 0:
                     raise RuntimeError(f"{name} failed: {done.stderr[-2000:]}")
-                if name in ("keyword", "vector_stub", "vector_local"):
-                    state = path_state(done.stdout)
-                    if state not in seen.setdefault(name, []):
-                        seen[name].append(state)
+                if name in ("keyword", "vector_stub", "vector_local") and round_number:
+                    state = path_state(done.stdout, done.stderr)
+                    seen.setdefault(name, []).append(state)
                     results.setdefault("diagnostics", {})[f"{size}:{name}"] = diagnostic(done.stdout)
                     if done.stderr.strip():
                         results.setdefault("stderr", {})[f"{size}:{name}"] = done.stderr.strip()[-500:]
@@ -530,10 +542,12 @@ def section_injector(report: Report, workdir: Path, sizes: Sequence[int], repeat
                     samples[name].append(ms)
                 else:
                     first_run[name] = round(ms, 1)  # cold: e.g. builds the vector cache file, if the index keeps one
-        states = {k: "/".join(v) for k, v in seen.items()}
+                    if name in ("keyword", "vector_stub", "vector_local"):
+                        first_state[name] = path_state(done.stdout, done.stderr)
+        states = {k: _states(v) for k, v in seen.items()}
         med = {k: median(v) for k, v in samples.items()}
         entry = {"database": built, **{k: summary(v) for k, v in samples.items()}, "paths": states,
-                 "first_run_ms": first_run,
+                 "first_run_ms": first_run, "first_run_paths": first_state,
                  "ratios": {"keyword/floor": ratio(med["keyword"], med["floor"]),
                             "vector_stub/floor": ratio(med["vector_stub"], med["floor"]),
                             "vector_local/floor": ratio(med["vector_local"], med["floor"]),
@@ -552,8 +566,16 @@ def section_injector(report: Report, workdir: Path, sizes: Sequence[int], repeat
     report.out(table(["entries", "floor ms", "model floor ms", "(a) keyword ms", "(b') vector stub ms",
                       "(b) vector local ms", "kw/floor", "stub/floor", "local/floor", "local/(floor+model)"],
                      rows, right=range(1, 10)))
-    report.out("\n(path) is the injector's own diagnostic: `active` = vectors compared, `off` = keyword + "
-               "prominence only, `fallback` = markdown pipeline (e.g. time budget exceeded).")
+    first_rows = [(f"{int(k):,}", *[f"{v['first_run_ms'].get(n, 0):.0f} ({v['first_run_paths'].get(n, '?')})"
+                                    for n in ("keyword", "vector_stub", "vector_local")])
+                  for k, v in results["sizes"].items()]
+    report.out("\nFirst (untimed warm-up) run per size, ms (path): cold OS cache, and on the vector paths the "
+               "first read after the database changed (it (re)builds the vector cache file, if the index keeps one).\n")
+    report.out(table(["entries", "(a) keyword", "(b') vector stub", "(b) vector local"], first_rows, right=(1, 2, 3)))
+    report.out("\n(path) is the injector's own diagnostic over the timed runs: `active` = vectors compared, `off` = "
+               "keyword + prominence only, `budget` = the semantic pipeline overran its 2.0 s budget and the injector "
+               "fell back to the markdown pipeline (which prints nothing here: these projects keep no markdown), "
+               "`fallback` = markdown pipeline for another reason.")
     if "10000" in results["sizes"]:
         r = results["sizes"]["10000"]["ratios"]
         m = {k: v["min_ms"] for k, v in results["sizes"]["10000"].items() if isinstance(v, dict) and "min_ms" in v}
@@ -691,20 +713,22 @@ def section_breakdown(report: Report, workdir: Path, sizes: Sequence[int], scrip
         rounds = 6 if n_entries == size else 4
         for name, project in (("keyword", where / "keyword-project"), ("vector_local", where / "vector-project")):
             samples_ab: dict[str, list[float]] = {v: [] for v in variants_ab}
+            states_ab: dict[str, list[str]] = {}
             for round_number in range(rounds):
                 for variant in variants_ab:
                     ms, done = run_proc([PY, "-c", codes[variant], *injector_args(project, where / "store")], env,
                                         where)
                     _check(done, f"injector ({variant})")
-                    if path_state(done.stdout) not in ("active", "off"):
-                        raise RuntimeError(f"unexpected injector output ({variant}): {diagnostic(done.stdout)}")
                     if round_number:
                         samples_ab[variant].append(ms)
-            ab[f"{n_entries}:{name}"] = {v: summary(x) for v, x in samples_ab.items()}
+                        states_ab.setdefault(variant, []).append(path_state(done.stdout, done.stderr))
+            ab[f"{n_entries}:{name}"] = {v: {**summary(x), "paths": _states(states_ab[v])}
+                                         for v, x in samples_ab.items()}
             base_ms = median(samples_ab["as is"])
             ab_rows.append((f"{n_entries:,}", name, *[
-                f"{median(samples_ab[v]):.0f} ({median(samples_ab[v]) - base_ms:+.0f})" if v in samples_ab else "-"
-                for v in codes]))
+                f"{median(samples_ab[v]):.0f} ({median(samples_ab[v]) - base_ms:+.0f})"
+                + ("" if _states(states_ab[v]) in ("active", "off") else f" [{_states(states_ab[v])}]")
+                if v in samples_ab else "-" for v in codes]))
     report.out("\nProcess-level overheads: the injector through `python -c`, as is; with `gc.disable()` before "
                "`main()`; with `os._exit(0)` right after `main()` (stdout flushed; skips module teardown and the "
                "final garbage collection); and with both. Median ms (difference to 'as is') of interleaved runs "

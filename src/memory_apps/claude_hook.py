@@ -43,7 +43,7 @@ def _memory_block(project_root: str, global_store: Optional[str], limit: Optiona
 
 
 def session_start(project_root: Optional[str] = None, global_store: Optional[str] = None,
-                  limit: Optional[int] = None, stdin=None) -> int:
+                  limit: Optional[int] = None, stdin=None, fast_exit: bool = False) -> int:
     """Print the hook JSON for the event on stdin; injection is skipped for clear/compact and on timeout."""
     event = read_event(stdin or sys.stdin)
     context = ""
@@ -64,7 +64,7 @@ def session_start(project_root: Optional[str] = None, global_store: Optional[str
         context = result.get("block", "")
     sys.stdout.write(hook_output(context) + "\n")
     sys.stdout.flush()
-    if threading.active_count() > 1:
+    if threading.active_count() > 1 or fast_exit:
         sys.stderr.flush()
-        os._exit(0)  # an abandoned worker must neither keep the hook alive nor crash it at shutdown
+        os._exit(0)  # no teardown cost; an abandoned worker must neither keep the hook alive nor crash it
     return 0

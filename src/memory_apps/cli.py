@@ -113,7 +113,10 @@ def _serve(args: argparse.Namespace) -> int:
 def _hook(args: argparse.Namespace) -> int:
     from memory_apps.claude_hook import session_start
 
-    return session_start(args.project_root, args.global_store, args.limit)
+    import gc
+
+    gc.disable()  # a short-lived hook process
+    return session_start(args.project_root, args.global_store, args.limit, fast_exit=True)
 
 
 def _install(args: argparse.Namespace) -> int:

@@ -61,20 +61,31 @@ def inject(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     except OSError:
         pass
-    if threading.active_count() > 1:
+    if threading.active_count() > 1 or args_fast_exit(args):
+        # Nothing is left to write: skip interpreter teardown (50-100 ms at 10k entries), and never wait for
+        # an abandoned worker (time budget). SQLite has committed; its WAL is checkpointed by the next writer.
         sys.stderr.flush()
-        os._exit(0)  # an abandoned worker (time budget) must not keep the hook waiting
+        os._exit(0)
     return 0
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def args_fast_exit(args: argparse.Namespace) -> bool:
+    """True for the standalone hook process; in-process callers (tests, the CLI's own main) keep running."""
+    return bool(getattr(args, "fast_exit", False))
+
+
+def main(argv: Optional[Sequence[str]] = None, fast_exit: bool = False) -> int:
     """Entry point of `python -m memory_apps.injector`."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit:  # bad flags are reported on stderr; the hook still exits 0
         return 0
+    args.fast_exit = fast_exit
     return inject(args)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import gc
+
+    gc.disable()  # a short-lived process: collection pauses only cost time
+    sys.exit(main(fast_exit=True))
