@@ -91,6 +91,11 @@ class NumpyVectorIndex:
             self._write_cache(version, ids, matrix)
         return ids, matrix
 
+    def refresh(self) -> int:
+        """Bring the cache file up to date now (write paths do this so session starts never have to)."""
+        ids, _ = self._matrix()
+        return len(ids)
+
     def similarities(self, query: Sequence[float]) -> dict[str, float]:
         """Return {id: cosine} for every stored vector of the right size."""
         ids, matrix = self._matrix()

@@ -108,14 +108,16 @@ def embedding_plan(container: Container, want_target: bool) -> EmbeddingPlan:
     )
 
 
+def retrieval_index(container: Container, dimensions: int):
+    """The numpy vector index over the store, with its flat cache file beside the database."""
+    from memory_adapters.numpy_vector_index import NumpyVectorIndex
+
+    return NumpyVectorIndex(container.store(), dimensions, cache_path=container.config.db_path() + ".vectors")
+
+
 def retrieval_for(container: Container, plan: EmbeddingPlan) -> RetrieveAndRank:
     """The retrieve-and-rank use case with the plan's query embedder and a numpy index over its space."""
-    index = None
-    if plan.query is not None:
-        from memory_adapters.numpy_vector_index import NumpyVectorIndex
-
-        index = NumpyVectorIndex(container.store(), plan.query.dimensions,
-                                 cache_path=container.config.db_path() + ".vectors")
+    index = retrieval_index(container, plan.query.dimensions) if plan.query is not None else None
     return container.retrieve(embedder=plan.query, vector_index=index,
                               embedder_problem=plan.problem or "no embedding provider configured")
 

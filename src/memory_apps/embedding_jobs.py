@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Callable, Optional, Sequence
 
-from memory_apps.container import Container, embedding_plan
+from memory_apps.container import Container, embedding_plan, retrieval_index
 from memory_core.usecases.embed_pending import BATCH_SIZE, EmbedReport
 
 
@@ -15,6 +15,7 @@ def embed_after_write(container: Container, first: Sequence[str] = ()) -> Option
     if plan.target is None:
         return None
     report = container.embed_pending(embedder=plan.target).run(max_entries=BATCH_SIZE, first=first)
+    refresh_vector_cache(container, plan)
     if report.rate_limited:
         print("iflow-memory: embedding provider rate limited; pending entries resume on the next write",
               file=sys.stderr)
@@ -29,4 +30,16 @@ def embed_everything(container: Container, progress: Optional[Callable[[int, int
     plan = embedding_plan(container, want_target=True)
     if plan.target is None:
         return None, plan.problem or "no embedding provider available"
-    return container.embed_pending(embedder=plan.target).run(max_entries=max_entries, progress=progress), ""
+    report = container.embed_pending(embedder=plan.target).run(max_entries=max_entries, progress=progress)
+    refresh_vector_cache(container, plan)
+    return report, ""
+
+
+def refresh_vector_cache(container: Container, plan) -> None:
+    """Rebuild the flat vector cache after vectors changed, so the next session start only reads it."""
+    if plan.query is None:
+        return
+    try:
+        retrieval_index(container, plan.query.dimensions).refresh()
+    except Exception as exc:  # noqa: BLE001 - the cache is an optimisation, never a reason to fail a write
+        print(f"iflow-memory: vector cache not refreshed: {type(exc).__name__}", file=sys.stderr)
