@@ -121,12 +121,19 @@ def migration_5_vectors_version(conn: sqlite3.Connection, fts5: bool) -> None:
         conn.execute(f"CREATE TRIGGER IF NOT EXISTS {name} {event} BEGIN {bump} END")
 
 
+def migration_6_ranking_index(conn: sqlite3.Connection, fts5: bool) -> None:
+    """A covering index of the ranking columns: the session-start scan no longer reads rows full of vectors."""
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_ranking ON entries("
+                 "category, observation_count, confidence, recall_count, updated_at, created_at, id)")
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     1: migration_1_initial_schema,
     2: migration_2_indexes_and_narrow_update_trigger,
     3: migration_3_staged_vectors,
     4: migration_4_tombstones,
     5: migration_5_vectors_version,
+    6: migration_6_ranking_index,
 }
 LATEST_VERSION = max(MIGRATIONS)
 

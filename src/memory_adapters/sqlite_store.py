@@ -347,14 +347,16 @@ class SqliteEntryStore:
 
     def ranking_stats(self) -> list[EntryStats]:
         """Return id, category and ranking counters of every well-formed entry (the hot path: one query)."""
+        # Both queries are answered from indexes (idx_entries_ranking, idx_entries_pending), not the rows.
         rows = self._read(
-            "SELECT id, category, observation_count, confidence, recall_count, "
-            "COALESCE(updated_at, created_at), embedding IS NOT NULL FROM entries ORDER BY rowid"
+            "SELECT id, category, observation_count, confidence, recall_count, COALESCE(updated_at, created_at) "
+            "FROM entries"
         )
+        pending = {r[0] for r in self._read("SELECT id FROM entries WHERE embedding IS NULL")}
         parsed: dict[Optional[str], datetime] = {}  # imported entries share timestamps: parse each once
         stats = []
         append = stats.append
-        for entry_id, category, obs, confidence, recalls, updated, has_vector in rows:
+        for entry_id, category, obs, confidence, recalls, updated in rows:
             if category not in _CATEGORIES or not isinstance(entry_id, str):
                 continue
             when = parsed.get(updated)
@@ -364,7 +366,7 @@ class SqliteEntryStore:
                 id=entry_id, category=category, observation_count=obs if isinstance(obs, int) and obs > 0 else 1,
                 confidence=confidence if confidence in _CONFIDENCES else "medium",
                 recall_count=recalls if isinstance(recalls, int) and recalls > 0 else 0, updated_at=when,
-                has_embedding=bool(has_vector),
+                has_embedding=entry_id not in pending,
             ))
         return stats
 
