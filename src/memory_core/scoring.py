@@ -66,15 +66,33 @@ def final_scores(
     weights: Weights,
     now: datetime,
 ) -> tuple[dict[str, float], Weights]:
-    """Score every entry; a signal whose best score is 0 gives its weight to the others."""
-    vector = normalise(vector_scores)
-    keyword = normalise(keyword_scores)
-    used = effective_weights(weights, any(vector.values()), any(keyword.values()))
-    max_obs = max((e.observation_count for e in entries), default=1)
-    scores = {
-        e.id: used.vector * vector.get(e.id, 0.0)
-        + used.keyword * keyword.get(e.id, 0.0)
-        + used.prominence * prominence(e, max_obs, now)
-        for e in entries
-    }
+    """Score every entry; a signal whose best score is 0 gives its weight to the others.
+
+    Same formula as `prominence`, unrolled into one loop: this runs for every entry at each session start.
+    """
+    vector_top = max((v for v in vector_scores.values() if v > 0), default=0.0)
+    keyword_top = max((v for v in keyword_scores.values() if v > 0), default=0.0)
+    used = effective_weights(weights, vector_top > 0, keyword_top > 0)
+    max_obs = max(max((e.observation_count for e in entries), default=1), 1)
+    w_vector = used.vector / vector_top if vector_top > 0 else 0.0
+    w_keyword = used.keyword / keyword_top if keyword_top > 0 else 0.0
+    w_obs, w_conf, w_recent, w_recall = (used.prominence * w for w in (0.3, 0.2, 0.3, 0.2))
+    confidence = CONFIDENCE_SCORE
+    vector_get, keyword_get = vector_scores.get, keyword_scores.get
+    ages: dict[datetime, float] = {}  # many entries share an updated_at (imports): compute each decay once
+    scores: dict[str, float] = {}
+    for e in entries:
+        decay = ages.get(e.updated_at)
+        if decay is None:
+            decay = ages[e.updated_at] = recency_decay(e.updated_at, now)
+        v = vector_get(e.id, 0.0)
+        k = keyword_get(e.id, 0.0)
+        scores[e.id] = (
+            w_vector * (v if v > 0 else 0.0)
+            + w_keyword * (k if k > 0 else 0.0)
+            + w_obs * min(e.observation_count / max_obs, 1.0)
+            + w_conf * confidence[e.confidence]
+            + w_recent * decay
+            + w_recall * min(e.recall_count / RECALL_SATURATION, 1.0)
+        )
     return scores, used

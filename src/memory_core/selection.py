@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from typing import Callable, Literal, Sequence, TypeVar
 
 from memory_core.models import CATEGORIES
@@ -31,28 +33,35 @@ def balanced_select(
     budget = effective_limit(limit, len(items))
     if budget <= 0:
         return []
+    if fill == "score":
+        return _select_by_score(items, category_of, sort_key, budget)
     buckets = {c: sorted((i for i in items if category_of(i) == c), key=sort_key) for c in CATEGORIES}
     non_empty = [c for c in CATEGORIES if buckets[c]]
     chosen: list[T] = []
-    taken: set[int] = set()
+    if budget >= MIN_PER_CATEGORY * len(non_empty):
+        chosen = [item for c in non_empty for item in buckets[c][:MIN_PER_CATEGORY]]
+    taken = {id(item) for item in chosen}
+    rest = (i for c in non_empty for i in buckets[c] if id(i) not in taken)
+    chosen.extend(itertools.islice(rest, max(budget - len(chosen), 0)))
+    return chosen[:budget]
 
-    def take(item: T) -> None:
-        chosen.append(item)
-        taken.add(id(item))
 
+def _select_by_score(items: Sequence[T], category_of: Callable[[T], str], sort_key: Callable[[T], object],
+                     budget: int) -> list[T]:
+    """Spec 001 D3 selection with partial sorts: O(n log k) for a session's small limit."""
+    keys = [sort_key(i) for i in items]
+    by_category: dict[str, list[int]] = {c: [] for c in CATEGORIES}
+    for index, item in enumerate(items):
+        by_category.setdefault(category_of(item), []).append(index)
+    non_empty = [c for c in CATEGORIES if by_category[c]]
+    chosen: list[int] = []
     if budget >= MIN_PER_CATEGORY * len(non_empty):
         for c in non_empty:
-            for item in buckets[c][:MIN_PER_CATEGORY]:
-                take(item)
-    if fill == "score":
-        rest = sorted((i for c in non_empty for i in buckets[c] if id(i) not in taken), key=sort_key)
-    else:
-        rest = [i for c in non_empty for i in buckets[c] if id(i) not in taken]
-    for item in rest:
-        if len(chosen) >= budget:
-            break
-        take(item)
-    return chosen[:budget]
+            chosen += heapq.nsmallest(MIN_PER_CATEGORY, by_category[c], key=keys.__getitem__)
+    taken = set(chosen)
+    remaining = (k for c in non_empty for k in by_category[c] if k not in taken)
+    chosen += heapq.nsmallest(max(budget - len(chosen), 0), remaining, key=keys.__getitem__)
+    return [items[k] for k in chosen[:budget]]
 
 
 def group_by_category(items: Sequence[T], category_of: Callable[[T], str]) -> list[tuple[str, list[T]]]:
