@@ -74,8 +74,9 @@ def final_scores(
     keyword_top = max((v for v in keyword_scores.values() if v > 0), default=0.0)
     used = effective_weights(weights, vector_top > 0, keyword_top > 0)
     max_obs = max(max((e.observation_count for e in entries), default=1), 1)
-    w_vector = used.vector / vector_top if vector_top > 0 else 0.0
-    w_keyword = used.keyword / keyword_top if keyword_top > 0 else 0.0
+    w_vector, w_keyword = used.vector, used.keyword
+    vector_top = vector_top or 1.0
+    keyword_top = keyword_top or 1.0
     w_obs, w_conf, w_recent, w_recall = (used.prominence * w for w in (0.3, 0.2, 0.3, 0.2))
     confidence = CONFIDENCE_SCORE
     vector_get, keyword_get = vector_scores.get, keyword_scores.get
@@ -88,8 +89,8 @@ def final_scores(
         v = vector_get(e.id, 0.0)
         k = keyword_get(e.id, 0.0)
         scores[e.id] = (
-            w_vector * (v if v > 0 else 0.0)
-            + w_keyword * (k if k > 0 else 0.0)
+            w_vector * (v / vector_top if v > 0 else 0.0)  # divide first: a tiny maximum must not overflow
+            + w_keyword * (k / keyword_top if k > 0 else 0.0)
             + w_obs * min(e.observation_count / max_obs, 1.0)
             + w_conf * confidence[e.confidence]
             + w_recent * decay
