@@ -336,8 +336,7 @@ print(len(vector))
 # pinned local space: the stored-vector path without the model (no onnxruntime, no tokenizers).
 STUB_SNIPPET = """\
 import random
-import memory_apps.container as container_module
-from dependency_injector import providers
+import memory_apps.hook_wiring as hook_wiring
 
 class StubLocalEmbedder:
     provider_name, model_name, dimensions = "local", "all-MiniLM-L6-v2-int8", 384
@@ -351,12 +350,8 @@ class StubLocalEmbedder:
     def embed_documents(self, texts):
         return [list(self._vector) for _ in texts]
 
-_build = container_module.build_container
-def build_container(*args, **kwargs):
-    container = _build(*args, **kwargs)
-    container.embedder_builder.override(providers.Object(lambda provider, model: StubLocalEmbedder()))
-    return container
-container_module.build_container = build_container
+# The hook's wiring builds embedders through embedder_builder(); hand it the stub instead.
+hook_wiring.HookWiring.embedder_builder = lambda self: (lambda provider, model: StubLocalEmbedder())
 """
 
 STUB_INJECTOR_SCRIPT = "import sys\n" + STUB_SNIPPET + """\
@@ -371,7 +366,7 @@ import time
 STARTED_AT = time.time()
 import functools, json, os, sys, threading
 T0 = time.perf_counter()
-import memory_apps.config, memory_apps.container, memory_apps.injection, memory_apps.injector
+import memory_apps.config, memory_apps.hook_wiring, memory_apps.injection, memory_apps.injector
 import memory_adapters.numpy_vector_index, memory_adapters.local_embedder, memory_adapters.sqlite_store
 import memory_adapters.git_context_source, memory_core.usecases.retrieve
 IMPORTS = (time.perf_counter() - T0) * 1000

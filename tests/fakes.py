@@ -61,7 +61,7 @@ class InMemoryEntryStore:
             update["references"] = draft.references
         if "confidence" in given:
             update["confidence"] = draft.confidence
-        self.entries[existing.id] = existing.model_copy(update=update)
+        self.entries[existing.id] = existing.with_changes(**update)
         return UpsertOutcome(entry_id=existing.id, created=False, observation_count=update["observation_count"])
 
     def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
@@ -71,15 +71,15 @@ class InMemoryEntryStore:
         existing = self.entries.get(draft.entry_id)
         if existing is None:
             entry = Entry.from_draft(draft.model_copy(update={"source": "import"}), now)
-            self.entries[entry.id] = entry.model_copy(update={"updated_at": updated_at or now})
+            self.entries[entry.id] = entry.with_changes(**{"updated_at": updated_at or now})
             return ImportOutcome(entry_id=entry.id, status="new")
         if draft.observation_count > existing.observation_count:
-            self.entries[existing.id] = existing.model_copy(update={
+            self.entries[existing.id] = existing.with_changes(**{
                 "observation_count": draft.observation_count, "confidence": draft.confidence,
                 "updated_at": updated_at or now})
             return ImportOutcome(entry_id=existing.id, status="updated")
         if draft.keywords and not existing.keywords:
-            self.entries[existing.id] = existing.model_copy(update={"keywords": draft.keywords})
+            self.entries[existing.id] = existing.with_changes(**{"keywords": draft.keywords})
             return ImportOutcome(entry_id=existing.id, status="updated")
         return ImportOutcome(entry_id=existing.id, status="unchanged")
 
@@ -90,7 +90,7 @@ class InMemoryEntryStore:
     def get(self, entry_id: str) -> Optional[Entry]:
         """Return one entry or None."""
         entry = self.entries.get(entry_id)
-        return entry.model_copy(update={"has_embedding": entry_id in self.vectors_by_id}) if entry else None
+        return entry.with_changes(**{"has_embedding": entry_id in self.vectors_by_id}) if entry else None
 
     def all_entries(self) -> list[Entry]:
         """Return every entry."""
@@ -126,8 +126,8 @@ class InMemoryEntryStore:
         for entry_id in dict.fromkeys(entry_ids):
             entry = self.entries.get(entry_id)
             if entry:
-                self.entries[entry_id] = entry.model_copy(
-                    update={"recall_count": entry.recall_count + 1, "last_recalled_at": when})
+                self.entries[entry_id] = entry.with_changes(
+                    recall_count=entry.recall_count + 1, last_recalled_at=when)
 
     def get_metadata(self, key: str) -> Optional[str]:
         """Read metadata."""

@@ -13,7 +13,7 @@ from typing import Iterator, Optional
 
 from memory_adapters.markdown_knowledge_bank import split_blocks, parse_block
 from memory_core.hashing import content_hash
-from memory_core.models import Entry
+from memory_core.records import Entry
 from memory_core.rendering import detail_lines, header_line
 
 TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
@@ -82,7 +82,7 @@ def upsert_block(text: str, entry: Entry, global_format: bool, increment: bool =
         parsed = parse_block(block_lines, entry.category, 0, "local")
         if content_hash(parsed.description) == entry.id:
             if increment:
-                entry = entry.model_copy(update={"observation_count": parsed.observation_count + 1})
+                entry = entry.with_changes(observation_count=parsed.observation_count + 1)
             trailing = len(block_lines) - len("\n".join(block_lines).rstrip("\n").split("\n"))
             updated = _update_counters("\n".join(block_lines).rstrip("\n"), entry).split("\n")
             return "\n".join(lines[:start] + updated + [""] * trailing + lines[end:])

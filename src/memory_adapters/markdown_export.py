@@ -6,7 +6,7 @@ import os
 from typing import Sequence
 
 from memory_adapters.markdown_audit_trail import content_lines, safe_description_lines
-from memory_core.models import CATEGORIES, Entry
+from memory_core.records import CATEGORIES, Entry
 from memory_core.rendering import header_line
 
 TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}

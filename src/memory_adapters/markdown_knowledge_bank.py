@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from typing import Optional
 
 from memory_core.knowledge import KnowledgeEntry, Origin
-from memory_core.models import CATEGORIES
+from memory_core.records import CATEGORIES
 
 _TYPE_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": "Heuristic: "}
 _OBSERVATIONS = re.compile(r"^- Observation count:\s*(\d+)", re.MULTILINE)

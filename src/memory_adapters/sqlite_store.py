@@ -13,14 +13,15 @@ import sys
 import threading
 import time
 from datetime import datetime, timezone
-from typing import Iterable, Iterator, Optional, Sequence
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
 from memory_core.errors import DatabaseCorrupt, StorageError
-from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
+from memory_core.records import ENTRY_FIELDS, Entry, EntryStats, ImportOutcome, UpsertOutcome
 from memory_adapters.sqlite_health import header_problem, mark_verified, quick_check, verified_unchanged
 from memory_adapters.sqlite_schema import ensure_fts, migrate
+
+if TYPE_CHECKING:
+    from memory_core.models import EntryDraft
 
 BUSY_TIMEOUT_MS = 5000
 _COLUMNS = (
@@ -314,14 +315,9 @@ class SqliteEntryStore:
             has_embedding=bool(data["has_embedding"]),
         )
         if _trusted(data):
-            # The schema's CHECK constraints already hold; skip re-validating every row on the hot path.
-            return Entry.model_construct(**data)
-        try:
-            return Entry.model_validate(data)
-        except ValidationError as exc:
-            print(f"iflow-memory: skipping unreadable entry {data.get('id')}: {exc.errors()[0]['msg']}",
-                  file=sys.stderr)
-            return None
+            # The schema's CHECK constraints already hold: no validation on the hot path.
+            return Entry(**data)
+        return _revalidated(data)
 
     def get(self, entry_id: str) -> Optional[Entry]:
         """Return one entry by id, or None."""
@@ -473,6 +469,24 @@ _ID = re.compile(r"^[0-9a-f]{16}$")
 _CATEGORIES = {"anti-patterns", "patterns", "heuristics"}
 _CONFIDENCES = {"high", "medium", "low"}
 _SOURCES = {"retro", "session-capture", "manual", "import"}
+
+
+def _revalidated(data: dict) -> Optional[Entry]:
+    """A row that breaks the model's rules (edited by hand, written by an old version): validated like a new
+    draft, so it is cleaned (blank-stripped, secrets redacted) or skipped with a warning."""
+    from pydantic import ValidationError
+
+    from memory_core.models import EntryDraft
+
+    try:
+        if not (isinstance(data["id"], str) and _ID.match(data["id"])):
+            raise ValueError("id is not a 16-digit content hash")
+        draft = EntryDraft.model_validate({k: v for k, v in data.items() if k in EntryDraft.model_fields})
+    except (ValidationError, ValueError) as exc:
+        reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        print(f"iflow-memory: skipping unreadable entry {data.get('id')}: {reason}", file=sys.stderr)
+        return None
+    return Entry(**{**{k: data[k] for k in ENTRY_FIELDS if k in data}, **draft.model_dump()})
 
 
 def _trusted(data: dict) -> bool:

@@ -33,13 +33,14 @@ def _project_root(event: dict, explicit: Optional[str]) -> str:
 
 def _memory_block(project_root: str, global_store: Optional[str], limit: Optional[int]) -> str:
     from memory_apps.config import load_config
-    from memory_apps.container import build_container, default_global_store
+    from memory_apps.container_config import default_global_store
+    from memory_apps.hook_wiring import HookWiring
     from memory_apps.injection import InjectRequest, run_injection
 
     settings = load_config(project_root)
     store = os.path.expanduser(global_store) if global_store else default_global_store()
     request = InjectRequest(project_root, store, settings.injection_limit if limit is None else limit)
-    return run_injection(request, settings, lambda: build_container(settings, store, hook_path=True))
+    return run_injection(request, settings, lambda: HookWiring(settings, store))
 
 
 def session_start(project_root: Optional[str] = None, global_store: Optional[str] = None,

@@ -10,7 +10,7 @@ from collections import Counter
 from memory_apps.formatting import dumps, entry_dict, table
 from memory_apps.service import MemoryService
 from memory_core.errors import InvalidEntry, StorageError
-from memory_core.models import CATEGORIES
+from memory_core.records import CATEGORIES
 
 
 def _service(args: argparse.Namespace) -> MemoryService:

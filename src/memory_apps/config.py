@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass, fields
 from typing import Any, Optional
-
-from pydantic import BaseModel
 
 CONFIG_RELATIVE_PATH = os.path.join(".claude", "iflow-dev.local.md")
 EMBEDDING_PROVIDERS = ("auto", "none", "local", "gemini", "voyage", "openai", "ollama")
@@ -18,8 +17,11 @@ _FLOAT = re.compile(r"^-?[0-9]*\.[0-9]+$")
 _IGNORED_KEYS = {"memory_relevance_weight"}
 
 
-class MemoryConfig(BaseModel):
-    """Typed settings; field names are the config keys without the `memory_` prefix."""
+@dataclass(frozen=True)
+class MemoryConfig:
+    """Typed settings; field names are the config keys without the `memory_` prefix. A plain dataclass, not
+    pydantic: every value is checked by `_accept` below, and the session-start hook must not pay for
+    pydantic's import (ADR 10)."""
 
     semantic_enabled: bool = True
     injection_enabled: bool = True
@@ -86,7 +88,8 @@ def load_config(project_root: str) -> MemoryConfig:
         return MemoryConfig()
     defaults = MemoryConfig()
     values: dict[str, Any] = {}
-    for name in MemoryConfig.model_fields:
+    names = [f.name for f in fields(MemoryConfig)]
+    for name in names:
         raw = read_field(lines, f"memory_{name}")
         if raw is None:
             continue
@@ -96,7 +99,7 @@ def load_config(project_root: str) -> MemoryConfig:
             values[name] = value
         else:
             _warn(path, f"memory_{name}: invalid value {raw!r}, using default {default!r}")
-    known = {f"memory_{n}" for n in MemoryConfig.model_fields} | _IGNORED_KEYS
+    known = {f"memory_{n}" for n in names} | _IGNORED_KEYS
     for line in lines:
         match = re.match(r"^(memory_[A-Za-z0-9_]+):", line)
         if match and match.group(1) not in known:

@@ -14,22 +14,18 @@ from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
 from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_adapters.system_clock import SystemClock
 from memory_apps.config import MemoryConfig
+from memory_apps.container_config import DB_FILENAME, container_values, default_global_store
+from memory_apps.retrieval_setup import embedding_plan, retrieval_for, retrieval_index
 from memory_apps.keyword_setup import build_keyword_tiers
-from memory_apps.embedding_setup import EmbeddingPlan, build_embedder, plan_embedding
+from memory_apps.embedding_setup import build_embedder
 from memory_core.scoring import Weights
-from memory_core.space import pinned_space
 from memory_core.usecases.embed_pending import EmbedPending
 from memory_core.usecases.importing import ImportKnowledgeBank
 from memory_core.usecases.remember import Remember
 from memory_core.usecases.retrieve import RetrieveAndRank
 
-DEFAULT_GLOBAL_STORE = os.path.join("~", ".claude", "iflow", "memory")
-DB_FILENAME = "memory.db"
-
-
-def default_global_store() -> str:
-    """`~/.claude/iflow/memory`, expanded."""
-    return os.path.expanduser(DEFAULT_GLOBAL_STORE)
+__all__ = ["Container", "DB_FILENAME", "build_container", "default_global_store", "embedding_plan",
+           "open_store_recovering", "retrieval_for", "retrieval_index"]
 
 
 class Container(containers.DeclarativeContainer):
@@ -76,50 +72,8 @@ def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True
                     hook_path: bool = False) -> Container:
     """A container configured for one global store and one project's settings."""
     container = Container()
-    container.config.from_dict(
-        {
-            "db_path": os.path.join(global_store, DB_FILENAME),
-            "global_store": global_store,
-            "project_root": project_root,
-            "fts5": fts5,
-            "full_check": full_check,
-            # The session-start hook cannot wait 5 s for a busy database: it degrades instead.
-            "busy_timeout_ms": 400 if hook_path else 5000,
-            "busy_retries": 1 if hook_path else 6,
-            "vector_weight": settings.vector_weight,
-            "keyword_weight": settings.keyword_weight,
-            "prominence_weight": settings.prominence_weight,
-            "embedding_provider": settings.embedding_provider,
-            "embedding_model": settings.embedding_model,
-            "keyword_provider": settings.keyword_provider,
-        }
-    )
+    container.config.from_dict(container_values(settings, global_store, fts5, project_root, full_check, hook_path))
     return container
-
-
-def embedding_plan(container: Container, want_target: bool) -> EmbeddingPlan:
-    """Resolve the configured provider against the space the database is pinned to."""
-    return plan_embedding(
-        container.config.embedding_provider() or "auto",
-        container.config.embedding_model() or "",
-        pinned_space(container.store()),
-        container.embedder_builder(),
-        want_target=want_target,
-    )
-
-
-def retrieval_index(container: Container, dimensions: int):
-    """The numpy vector index over the store, with its flat cache file beside the database."""
-    from memory_adapters.numpy_vector_index import NumpyVectorIndex
-
-    return NumpyVectorIndex(container.store(), dimensions, cache_path=container.config.db_path() + ".vectors")
-
-
-def retrieval_for(container: Container, plan: EmbeddingPlan) -> RetrieveAndRank:
-    """The retrieve-and-rank use case with the plan's query embedder and a numpy index over its space."""
-    index = retrieval_index(container, plan.query.dimensions) if plan.query is not None else None
-    return container.retrieve(embedder=plan.query, vector_index=index,
-                              embedder_problem=plan.problem or "no embedding provider configured")
 
 
 def open_store_recovering(container: Container, project_root: Optional[str], global_store: str,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, Sequence
 
-from memory_core.models import Entry
+from memory_core.records import Entry
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], widths: Sequence[int] = ()) -> str:
@@ -23,10 +24,18 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], widths: Sequenc
 
 def entry_dict(entry: Entry, score: float | None = None) -> dict[str, Any]:
     """An entry as JSON-ready data."""
-    data = entry.model_dump(mode="json")
+    data = {key: _json_value(value) for key, value in entry.to_dict().items()}
     if score is not None:
         data["score"] = round(score, 4)
     return data
+
+
+def _json_value(value: Any) -> Any:
+    """Datetimes as ISO 8601 with `Z` for UTC (the form pydantic's JSON mode used before ADR 10)."""
+    if isinstance(value, datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    return value
 
 
 def dumps(data: Any) -> str:

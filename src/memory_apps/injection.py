@@ -9,16 +9,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Optional
 
-from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
 from memory_apps.background import spawn_embedder
 from memory_apps.config import MemoryConfig
-from memory_apps.container import embedding_plan, retrieval_for
+from memory_apps.retrieval_setup import embedding_plan, retrieval_for
 from memory_apps.tracking import write_tracking
 from memory_core.context_query import compose_context_query, display_query
-from memory_core.legacy import format_legacy, legacy_select, render_block, tracking_record
-from memory_core.rendering import render_entry
+from memory_core.rendering import render_block, render_entry
 from memory_core.selection import group_by_category
-from memory_core.usecases.importing import read_sources
 from memory_core.budget import fit_to_budget
 from memory_core.errors import StorageError
 from memory_core.usecases.retrieve import RankedEntry, Retrieval
@@ -40,6 +37,10 @@ def project_name(project_root: str) -> str:
 
 def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: Optional[str] = None) -> str:
     """The reference markdown-only injector; with a reason, adds a diagnostic line saying why it ran."""
+    from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
+    from memory_core.legacy import format_legacy, legacy_select, tracking_record
+    from memory_core.usecases.importing import read_sources
+
     reader = MarkdownKnowledgeBankReader(warn_unknown=False)
     selected = legacy_select(read_sources(reader, request.project_root, request.global_store), request.limit)
     if not selected:

@@ -43,14 +43,15 @@ def inject(args: argparse.Namespace) -> int:
     """Run the injection for parsed arguments; never raises, always returns 0."""
     try:
         from memory_apps.config import load_config
-        from memory_apps.container import build_container, default_global_store
+        from memory_apps.container_config import default_global_store
+        from memory_apps.hook_wiring import HookWiring
         from memory_apps.injection import InjectRequest, run_injection
 
         settings = load_config(args.project_root)
         global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
         limit = args.limit if args.limit is not None else settings.injection_limit
         request = InjectRequest(args.project_root, global_store, limit)
-        block = run_injection(request, settings, lambda: build_container(settings, global_store, hook_path=True))
+        block = run_injection(request, settings, lambda: HookWiring(settings, global_store))
     except BaseException as exc:  # noqa: BLE001 - the hook path must never crash
         if isinstance(exc, KeyboardInterrupt):
             return 0

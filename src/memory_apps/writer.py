@@ -140,7 +140,7 @@ def _markdown_only(draft, global_store: str, project_root: str) -> int:
     """memory_semantic_enabled: false — write the markdown files only, no database (spec 001 D9.6)."""
     from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
     from memory_adapters.system_clock import SystemClock
-    from memory_core.models import Entry
+    from memory_core.records import Entry
 
     entry = Entry.from_draft(draft, SystemClock().now())
     try:

@@ -1,6 +1,15 @@
 """The domain of iflow-memory: entries, scoring, selection, ports and use cases (stdlib + pydantic only)."""
 
 from memory_core.hashing import content_hash
-from memory_core.models import Category, Confidence, Entry, Source
+from memory_core.records import Entry
 
 __all__ = ["Category", "Confidence", "Entry", "Source", "content_hash"]
+
+
+def __getattr__(name: str):
+    """The pydantic-typed aliases load on first use, so importing the core stays cheap (ADR 10)."""
+    if name in ("Category", "Confidence", "Source"):
+        from memory_core import models
+
+        return getattr(models, name)
+    raise AttributeError(f"module 'memory_core' has no attribute {name!r}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable, Sequence, TypeVar
 
-from memory_core.models import Entry
+from memory_core.records import Entry
 
 T = TypeVar("T")
 MIN_DESCRIPTION = 160
@@ -48,7 +48,7 @@ def fit_to_budget(items: Sequence[T], entry_of: Callable[[T], Entry], with_entry
         target = max(MIN_DESCRIPTION, len(description) - (total - max_chars), runner_up - 1)
         new = shorten(description, min(target, len(description) - 1), MIN_DESCRIPTION)
         total -= len(description) - len(new)
-        entry = entry_of(chosen[index]).model_copy(update={"description": new})
+        entry = entry_of(chosen[index]).with_changes(description=new)
         chosen[index] = with_entry(chosen[index], entry)
         if len(new) > MIN_DESCRIPTION:
             heapq.heappush(longest, (-len(new), index))

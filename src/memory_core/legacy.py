@@ -6,15 +6,10 @@ from datetime import datetime, timezone
 from typing import Optional, Sequence
 
 from memory_core.knowledge import KnowledgeEntry
-from memory_core.models import CONFIDENCE_RANK
+from memory_core.records import CONFIDENCE_RANK
+from memory_core.rendering import render_block
 from memory_core.selection import balanced_select, group_by_category
 
-SECTION_TITLES = {
-    "anti-patterns": "### Anti-Patterns to Avoid",
-    "heuristics": "### Heuristics",
-    "patterns": "### Patterns to Follow",
-}
-BLOCK_TITLE = "## Engineering Memory (from knowledge bank)"
 
 
 def deduplicate(entries: Sequence[KnowledgeEntry]) -> list[KnowledgeEntry]:
@@ -51,19 +46,6 @@ def legacy_select(entries: Sequence[KnowledgeEntry], limit: int) -> list[Knowled
     return balanced_select(
         deduplicate(entries), lambda e: e.category, legacy_sort_key, limit, fill="category-priority"
     )
-
-
-def render_block(sections: Sequence[tuple[str, Sequence[str]]], diagnostic: Optional[str] = None) -> str:
-    """Render the memory block: title, optional diagnostic line, category sections, `---`."""
-    lines = [BLOCK_TITLE, ""]
-    if diagnostic:
-        lines += [diagnostic, ""]
-    for category, texts in sections:
-        lines.append(SECTION_TITLES[category])
-        lines.append("\n\n".join(texts))
-        lines.append("")
-    lines.append("---")
-    return "\n".join(lines) + "\n"
 
 
 def format_legacy(selected: Sequence[KnowledgeEntry], diagnostic: Optional[str] = None) -> str:

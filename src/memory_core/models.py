@@ -1,25 +1,23 @@
-"""Pydantic models of the domain: the memory entry and the records built around it."""
+"""Pydantic models of what enters the system (a writer's entry draft); the records it produces are in
+`memory_core.records` and re-exported here."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory_core.hashing import content_hash
+from memory_core.records import (  # noqa: F401 - re-exported: the records live beside the models
+    CATEGORIES, CONFIDENCE_RANK, Entry, EntryStats, ImportOutcome, UpsertOutcome,
+)
 from memory_core.redaction import contains_secret, redact_secrets
 
 Category = Literal["anti-patterns", "patterns", "heuristics"]
 Confidence = Literal["high", "medium", "low"]
 Source = Literal["retro", "session-capture", "manual", "import"]
 
-CATEGORIES: tuple[str, ...] = ("anti-patterns", "heuristics", "patterns")
-"""Categories in the order the memory block shows them (anti-patterns first, patterns last)."""
-
-CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
 MAX_KEYWORDS = 10
 MAX_REFERENCES = 50
 MAX_REFERENCE_LENGTH = 500
@@ -93,49 +91,3 @@ class EntryDraft(BaseModel):
     def entry_id(self) -> str:
         """The content hash this draft will be stored under."""
         return content_hash(self.description)
-
-
-class Entry(EntryDraft):
-    """A stored memory entry (spec 001 D1), without its embedding vector."""
-
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
-
-    id: str = Field(pattern=r"^[0-9a-f]{16}$")
-    recall_count: int = Field(default=0, ge=0, le=10**12)
-    last_recalled_at: Optional[datetime] = None
-    created_at: datetime
-    updated_at: datetime
-    has_embedding: bool = False
-
-    @classmethod
-    def from_draft(cls, draft: EntryDraft, now: datetime) -> "Entry":
-        """Build a new entry from a draft, with its content-hash id and timestamps."""
-        return cls(**draft.model_dump(), id=draft.entry_id, created_at=now, updated_at=now)
-
-
-class UpsertOutcome(BaseModel):
-    """What an upsert did: created a row or reinforced an existing one."""
-
-    entry_id: str
-    created: bool
-    observation_count: int
-
-
-class ImportOutcome(BaseModel):
-    """What importing one parsed entry did."""
-
-    entry_id: str
-    status: Literal["new", "updated", "unchanged", "deleted"]
-
-
-@dataclass(frozen=True)
-class EntryStats:
-    """The few fields ranking needs, cheap to load for every entry on the hot path."""
-
-    id: str
-    category: str
-    observation_count: int
-    confidence: str
-    recall_count: int
-    updated_at: datetime
-    has_embedding: bool

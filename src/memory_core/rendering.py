@@ -1,9 +1,17 @@
-"""Rendering database entries into the session memory block (design I10)."""
+"""Rendering the session memory block (design I10): its frame, and database entries in it."""
 
 from __future__ import annotations
 
-from memory_core.models import Entry
+from typing import Optional, Sequence
 
+from memory_core.records import Entry
+
+SECTION_TITLES = {
+    "anti-patterns": "### Anti-Patterns to Avoid",
+    "heuristics": "### Heuristics",
+    "patterns": "### Patterns to Follow",
+}
+BLOCK_TITLE = "## Engineering Memory (from knowledge bank)"
 HEADER_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": ""}
 
 
@@ -30,3 +38,16 @@ def render_entry(entry: Entry) -> str:
     lines.append(f"- Observation count: {entry.observation_count}")
     lines.append(f"- Confidence: {entry.confidence}")
     return "\n".join(lines)
+
+
+def render_block(sections: Sequence[tuple[str, Sequence[str]]], diagnostic: Optional[str] = None) -> str:
+    """Render the memory block: title, optional diagnostic line, category sections, `---`."""
+    lines = [BLOCK_TITLE, ""]
+    if diagnostic:
+        lines += [diagnostic, ""]
+    for category, texts in sections:
+        lines.append(SECTION_TITLES[category])
+        lines.append("\n\n".join(texts))
+        lines.append("")
+    lines.append("---")
+    return "\n".join(lines) + "\n"

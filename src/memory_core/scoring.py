@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Mapping, Sequence
 
-from memory_core.models import EntryStats
+from memory_core.records import EntryStats
 
 CONFIDENCE_SCORE = {"high": 3 / 3, "medium": 2 / 3, "low": 1 / 3}
 RECENCY_HALF_LIFE_DAYS = 30.0

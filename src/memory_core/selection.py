@@ -6,7 +6,7 @@ import heapq
 import itertools
 from typing import Callable, Literal, Sequence, TypeVar
 
-from memory_core.models import CATEGORIES
+from memory_core.records import CATEGORIES
 
 T = TypeVar("T")
 MIN_PER_CATEGORY = 3

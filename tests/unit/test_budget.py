@@ -51,7 +51,7 @@ ENTRIES = st.lists(st.tuples(st.integers(1, 3000), st.booleans()), min_size=1, m
 
 def minimal_length(items: Sequence[Entry]) -> int:
     """The block length with every description cut to 160 characters: what shortening alone can reach."""
-    return len(render([e.model_copy(update={"description": e.description[:MIN_DESCRIPTION]}) for e in items]))
+    return len(render([e.with_changes(description=e.description[:MIN_DESCRIPTION]) for e in items]))
 
 
 def check(items: list[Entry], max_chars: int) -> list[Entry]:

@@ -4,6 +4,7 @@ file, entry JSON, the writer's --entry-file and a feature's .meta.json."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -121,7 +122,7 @@ def test_markdown_parser_takes_an_observation_count_too_long_to_convert(tmp_path
 
 
 # -- the config file -----------------------------------------------------------------------------------------------
-CONFIG_KEYS = [f"memory_{name}" for name in MemoryConfig.model_fields] + ["memory_unknown_key", "memory_", "other"]
+CONFIG_KEYS = [f"memory_{f.name}" for f in dataclasses.fields(MemoryConfig)] + ["memory_unknown_key", "memory_", "other"]
 CONFIG_VALUES = st.one_of(st.text(max_size=30), st.sampled_from([
     "true", "false", "True", "0", "-1", "1.5", "-0.5", ".5", "0.", "1e3", "nan", "inf", "-", "", " 2 0 ", "12000",
     "99999999999999999999999", "local", "gemini", "none", "ollama", "bogus", "\x00", "ü",

@@ -18,7 +18,7 @@ def make_entry(desc: str, *, obs: int = 1, confidence: str = "medium", age_days:
     draft = EntryDraft(name=desc[:20], description=desc, category=category, confidence=confidence,
                        observation_count=obs)
     entry = Entry.from_draft(draft, T0 - timedelta(days=age_days))
-    return entry.model_copy(update={"recall_count": recalls})
+    return entry.with_changes(recall_count=recalls)
 
 
 @pytest.mark.parametrize("days, expected, tol", [(0, 1.0, 1e-9), (1, 0.97, 0.005), (30, 0.5, 1e-9), (90, 0.25, 1e-9)])

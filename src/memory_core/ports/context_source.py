@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Optional, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from dataclasses import dataclass, field
 
 
-class ProjectContext(BaseModel):
+@dataclass
+class ProjectContext:
     """Signals gathered from a project (spec 001 D2 step 1); every field may be missing."""
 
     feature_slug: Optional[str] = None
     feature_description: Optional[str] = None
     phase: Optional[str] = None
-    changed_files: list[str] = Field(default_factory=list)
+    changed_files: list[str] = field(default_factory=list)
 
 
 @runtime_checkable

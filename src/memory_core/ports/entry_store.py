@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Iterable, Optional, Protocol, Sequence, runtime_checkable
 
+from memory_core.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
+
 if TYPE_CHECKING:
+    from memory_core.models import EntryDraft
     from memory_core.space import EmbeddingSpace
-from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
 
 
 @runtime_checkable

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from memory_core.knowledge import KnowledgeEntry, Origin
+if TYPE_CHECKING:  # the parsed entries are pydantic; the hook's semantic path never loads them
+    from memory_core.knowledge import KnowledgeEntry, Origin
 
 
 @runtime_checkable

@@ -8,7 +8,8 @@ from typing import Optional
 
 from memory_core.keyword_tiers import TieredKeywords
 from memory_core.keywords import clean_keywords
-from memory_core.models import EntryDraft, UpsertOutcome
+from memory_core.models import EntryDraft
+from memory_core.records import UpsertOutcome
 from memory_core.ports.audit_trail import AuditTrail
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore

@@ -7,7 +7,7 @@ from typing import Optional
 
 from memory_core.errors import EmbeddingError
 from memory_core.fts_query import sanitise_fts_query
-from memory_core.models import Entry, EntryStats
+from memory_core.records import Entry, EntryStats
 from memory_core.ports.clock import Clock
 from memory_core.ports.embedder import Embedder
 from memory_core.ports.entry_store import EntryStore

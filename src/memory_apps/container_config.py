@@ -1,0 +1,38 @@
+"""The values that configure the composition root, shared by the container and the hook's wiring."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+from memory_apps.config import MemoryConfig
+
+DEFAULT_GLOBAL_STORE = os.path.join("~", ".claude", "iflow", "memory")
+DB_FILENAME = "memory.db"
+
+
+def default_global_store() -> str:
+    """`~/.claude/iflow/memory`, expanded."""
+    return os.path.expanduser(DEFAULT_GLOBAL_STORE)
+
+
+def container_values(settings: MemoryConfig, global_store: str, fts5: bool = True,
+                     project_root: Optional[str] = None, full_check: bool = False,
+                     hook_path: bool = False) -> dict[str, Any]:
+    """The configuration of one global store and one project's settings, as flat values."""
+    return {
+        "db_path": os.path.join(global_store, DB_FILENAME),
+        "global_store": global_store,
+        "project_root": project_root,
+        "fts5": fts5,
+        "full_check": full_check,
+        # The session-start hook cannot wait 5 s for a busy database: it degrades instead.
+        "busy_timeout_ms": 400 if hook_path else 5000,
+        "busy_retries": 1 if hook_path else 6,
+        "vector_weight": settings.vector_weight,
+        "keyword_weight": settings.keyword_weight,
+        "prominence_weight": settings.prominence_weight,
+        "embedding_provider": settings.embedding_provider,
+        "embedding_model": settings.embedding_model,
+        "keyword_provider": settings.keyword_provider,
+    }

@@ -1,0 +1,86 @@
+"""Records the system itself produces (stored entries, ranking fields, write outcomes): plain frozen
+dataclasses, stdlib only, so the session-start path never pays for pydantic (ADR 10). Input is validated
+by the pydantic models in `memory_core.models` before it becomes one of these."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, Optional
+
+if TYPE_CHECKING:
+    from memory_core.models import EntryDraft
+
+CATEGORIES: tuple[str, ...] = ("anti-patterns", "heuristics", "patterns")
+"""Categories in the order the memory block shows them (anti-patterns first, patterns last)."""
+
+CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
+SOURCES = ("retro", "session-capture", "manual", "import")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A stored memory entry (spec 001 D1), without its embedding vector; validated when it was written."""
+
+    id: str
+    name: str
+    description: str
+    category: str
+    created_at: datetime
+    updated_at: datetime
+    reasoning: str = ""
+    keywords: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+    confidence: str = "medium"
+    source: str = "manual"
+    source_project: Optional[str] = None
+    observation_count: int = 1
+    recall_count: int = 0
+    last_recalled_at: Optional[datetime] = None
+    has_embedding: bool = False
+
+    @classmethod
+    def from_draft(cls, draft: "EntryDraft", now: datetime) -> "Entry":
+        """Build a new entry from a validated draft, with its content-hash id and timestamps."""
+        return cls(**draft.model_dump(), id=draft.entry_id, created_at=now, updated_at=now)
+
+    def with_changes(self, **changes: Any) -> "Entry":
+        """A copy with some fields replaced."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as plain data (lists copied, datetimes kept)."""
+        return asdict(self)
+
+
+ENTRY_FIELDS = tuple(f.name for f in fields(Entry))
+
+
+@dataclass(frozen=True)
+class EntryStats:
+    """The few fields ranking needs, cheap to load for every entry on the hot path."""
+
+    id: str
+    category: str
+    observation_count: int
+    confidence: str
+    recall_count: int
+    updated_at: datetime
+    has_embedding: bool
+
+
+@dataclass(frozen=True)
+class UpsertOutcome:
+    """What an upsert did: created a row or reinforced an existing one."""
+
+    entry_id: str
+    created: bool
+    observation_count: int
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    """What importing one parsed entry did."""
+
+    entry_id: str
+    status: Literal["new", "updated", "unchanged", "deleted"]
