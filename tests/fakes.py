@@ -103,10 +103,7 @@ class InMemoryEntryStore:
     def ranking_stats(self) -> list[EntryStats]:
         """Return the ranking fields of every entry."""
         return [
-            EntryStats(id=e.id, category=e.category, observation_count=e.observation_count,
-                       confidence=e.confidence, recall_count=e.recall_count, updated_at=e.updated_at,
-                       has_embedding=e.id in self.vectors_by_id)
-            for e in self.entries.values()
+            EntryStats.of(e.with_changes(has_embedding=e.id in self.vectors_by_id)) for e in self.entries.values()
         ]
 
     def count(self) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Optional
 
 if TYPE_CHECKING:
     from memory_core.models import EntryDraft
@@ -56,17 +56,23 @@ class Entry:
 ENTRY_FIELDS = tuple(f.name for f in fields(Entry))
 
 
-@dataclass(frozen=True)
-class EntryStats:
-    """The few fields ranking needs, cheap to load for every entry on the hot path."""
+class EntryStats(NamedTuple):
+    """The few fields ranking needs, cheap to load for every entry on the hot path: a tuple, so a store can
+    build one straight from a result row, with the update time as POSIX seconds (no date parsing)."""
 
     id: str
     category: str
     observation_count: int
     confidence: str
     recall_count: int
-    updated_at: datetime
+    updated_ts: float
     has_embedding: bool
+
+    @classmethod
+    def of(cls, entry: Entry) -> "EntryStats":
+        """The ranking fields of a full entry."""
+        return cls(entry.id, entry.category, entry.observation_count, entry.confidence, entry.recall_count,
+                   entry.updated_at.timestamp(), entry.has_embedding)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Mapping, Sequence
 
-from memory_core.records import EntryStats
+from memory_core.records import Entry, EntryStats
 
 CONFIDENCE_SCORE = {"high": 3 / 3, "medium": 2 / 3, "low": 1 / 3}
 RECENCY_HALF_LIFE_DAYS = 30.0
@@ -24,11 +24,15 @@ class Weights:
 
 def recency_decay(updated_at: datetime, now: datetime) -> float:
     """Hyperbolic decay 1 / (1 + days / 30); a future timestamp counts as today."""
-    days = max((now - updated_at).total_seconds() / 86400.0, 0.0)
-    return 1.0 / (1.0 + days / RECENCY_HALF_LIFE_DAYS)
+    return decay_of_age((now - updated_at).total_seconds())
 
 
-def prominence(entry: EntryStats, max_observations: int, now: datetime) -> float:
+def decay_of_age(age_seconds: float) -> float:
+    """`recency_decay` for an age in seconds (negative: in the future, counts as today)."""
+    return 1.0 / (1.0 + max(age_seconds, 0.0) / (86400.0 * RECENCY_HALF_LIFE_DAYS))
+
+
+def prominence(entry: Entry, max_observations: int, now: datetime) -> float:
     """0.3 observations + 0.2 confidence + 0.3 recency + 0.2 recall frequency, in [0, 1]."""
     observations = entry.observation_count / max(max_observations, 1)
     recall = min(entry.recall_count / RECALL_SATURATION, 1.0)
@@ -80,12 +84,12 @@ def final_scores(
     w_obs, w_conf, w_recent, w_recall = (used.prominence * w for w in (0.3, 0.2, 0.3, 0.2))
     confidence = CONFIDENCE_SCORE
     vector_get, keyword_get = vector_scores.get, keyword_scores.get
-    ages: dict[datetime, float] = {}  # many entries share an updated_at (imports): compute each decay once
+    now_ts = now.timestamp()
+    half_life = 86400.0 * RECENCY_HALF_LIFE_DAYS
     scores: dict[str, float] = {}
     for e in entries:
-        decay = ages.get(e.updated_at)
-        if decay is None:
-            decay = ages[e.updated_at] = recency_decay(e.updated_at, now)
+        age = now_ts - e.updated_ts
+        decay = 1.0 / (1.0 + age / half_life) if age > 0.0 else 1.0  # decay_of_age, inlined
         v = vector_get(e.id, 0.0)
         k = keyword_get(e.id, 0.0)
         scores[e.id] = (

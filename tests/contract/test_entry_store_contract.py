@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import timedelta
 
 import pytest
@@ -201,9 +202,58 @@ class EntryStoreContract:
         assert entry.created_at == T0 and entry.updated_at == marked
 
 
+    # -- ranking fields (the session-start hot path) -----------------------------------------
+    def test_ranking_stats_carry_each_entrys_ranking_fields(self, store):
+        old = T0 - timedelta(days=45, hours=3)
+        first = store.import_entry(draft(observation_count=3, confidence="high"), T0, updated_at=old).entry_id
+        second = store.upsert(draft("Keep golden files small", category="anti-patterns", confidence="low"),
+                               T0).entry_id
+        store.record_recall([second], T0)
+        store.set_vector(first, pack([1.0, 0.0]))
+        stats = {s.id: s for s in store.ranking_stats()}
+        assert set(stats) == {first, second}
+        assert stats[first] == (first, "patterns", 3, "high", 0, old.timestamp(), True)
+        assert stats[second].category == "anti-patterns" and stats[second].confidence == "low"
+        assert stats[second].recall_count == 1 and stats[second].observation_count == 1
+        assert stats[second].updated_ts == pytest.approx(T0.timestamp(), abs=1e-3)
+        assert not stats[second].has_embedding
+
+    def test_ranking_stats_follow_reinforcement_and_deletion(self, store):
+        entry_id = store.upsert(draft(), T0).entry_id
+        later = T0 + timedelta(days=2)
+        store.upsert(draft(), later)
+        (only,) = store.ranking_stats()
+        assert only.observation_count == 2 and only.updated_ts == pytest.approx(later.timestamp(), abs=1e-3)
+        store.delete(entry_id)
+        assert store.ranking_stats() == []
+
+
 class TestSqliteEntryStore(EntryStoreContract):
     def make_store(self, tmp_path):
         return SqliteEntryStore(path=str(tmp_path / "memory.db"))
+
+    def test_ranking_stats_clean_hand_edited_rows_like_the_full_read(self, tmp_path):
+        """Rows edited outside the app: counters and timestamps are cleaned in SQL, as `get` cleans them."""
+        store = self.make_store(tmp_path)
+        ids = [store.upsert(draft(f"Entry number {n} about WAL"), T0).entry_id for n in range(4)]
+        edits = [
+            ("UPDATE entries SET observation_count = 0, recall_count = -3, confidence = 'sure' WHERE id = ?", ids[0]),
+            ("UPDATE entries SET updated_at = '2026-03-01T12:00:00+02:00' WHERE id = ?", ids[1]),
+            ("UPDATE entries SET updated_at = 'not a date' WHERE id = ?", ids[2]),
+            ("UPDATE entries SET updated_at = '2026-03-01 10:00:00' WHERE id = ?", ids[3]),
+        ]
+        raw = sqlite3.connect(str(tmp_path / "memory.db"))
+        raw.execute("PRAGMA ignore_check_constraints = ON")  # what a hand edit or an old tool can leave behind
+        with raw:
+            for sql, entry_id in edits:
+                raw.execute(sql, (entry_id,))
+        raw.close()
+        stats = {s.id: s for s in store.ranking_stats()}
+        assert (stats[ids[0]].observation_count, stats[ids[0]].recall_count, stats[ids[0]].confidence) == (
+            1, 0, "medium")
+        assert stats[ids[1]].updated_ts == pytest.approx(1772359200.0, abs=1e-3)  # 10:00 UTC
+        assert stats[ids[2]].updated_ts == 0.0  # unreadable: as old as can be, never a crash
+        assert stats[ids[3]].updated_ts == pytest.approx(1772359200.0, abs=1e-3)  # naive means UTC
 
     def test_entries_survive_reopening(self, tmp_path):
         entry_id = self.make_store(tmp_path).upsert(draft(keywords=["sqlite-wal"]), T0).entry_id

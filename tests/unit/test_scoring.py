@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_core.models import Entry, EntryDraft
+from memory_core.records import EntryStats
 from memory_core.scoring import Weights, effective_weights, final_scores, normalise, prominence, recency_decay
 from tests.fakes import T0
 
@@ -19,6 +20,10 @@ def make_entry(desc: str, *, obs: int = 1, confidence: str = "medium", age_days:
                        observation_count=obs)
     entry = Entry.from_draft(draft, T0 - timedelta(days=age_days))
     return entry.with_changes(recall_count=recalls)
+
+
+def ranking_fields(entries: list[Entry]) -> list[EntryStats]:
+    return [EntryStats.of(e) for e in entries]
 
 
 @pytest.mark.parametrize("days, expected, tol", [(0, 1.0, 1e-9), (1, 0.97, 0.005), (30, 0.5, 1e-9), (90, 0.25, 1e-9)])
@@ -71,7 +76,7 @@ def test_effective_weights_redistribute_proportionally():
 
 def test_final_scores_without_matches_use_prominence_only():
     entries = [make_entry("one", obs=3), make_entry("two", obs=1)]
-    scores, used = final_scores(entries, {}, {}, Weights(), T0)
+    scores, used = final_scores(ranking_fields(entries), {}, {}, Weights(), T0)
     assert used.prominence == pytest.approx(1.0)
     assert scores[entries[0].id] == pytest.approx(prominence(entries[0], 3, T0))
     assert scores[entries[0].id] > scores[entries[1].id]
@@ -94,7 +99,7 @@ def test_every_final_score_is_in_unit_interval(specs, weights):
         vec[e.id] = cos
         if bm25 is not None:
             kw[e.id] = bm25
-    scores, used = final_scores(entries, vec, kw, weights, T0)
+    scores, used = final_scores(ranking_fields(entries), vec, kw, weights, T0)
     assert used.vector + used.keyword + used.prominence == pytest.approx(1.0)
     assert all(-1e-9 <= s <= 1.0 + 1e-9 for s in scores.values())
 
@@ -105,5 +110,5 @@ def test_every_final_score_is_in_unit_interval(specs, weights):
 def test_keyword_match_outranks_identical_non_match(obs, conf, age, recalls, cos, bm25):
     hit = make_entry("alpha entry", obs=obs, confidence=conf, age_days=age, recalls=recalls)
     miss = make_entry("beta entry", obs=obs, confidence=conf, age_days=age, recalls=recalls)
-    scores, _ = final_scores([hit, miss], {hit.id: cos, miss.id: cos}, {hit.id: bm25}, Weights(), T0)
+    scores, _ = final_scores(ranking_fields([hit, miss]), {hit.id: cos, miss.id: cos}, {hit.id: bm25}, Weights(), T0)
     assert scores[hit.id] > scores[miss.id]
