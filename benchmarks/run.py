@@ -354,9 +354,10 @@ class StubLocalEmbedder:
 hook_wiring.HookWiring.embedder_builder = lambda self: (lambda provider, model: StubLocalEmbedder())
 """
 
-STUB_INJECTOR_SCRIPT = "import sys\n" + STUB_SNIPPET + """\
-from memory_apps.injector import main
-sys.exit(main(sys.argv[1:]))
+# After the patch, the injector runs exactly as `python -m memory_apps.injector` (its own __main__ block).
+STUB_INJECTOR_SCRIPT = "import runpy, sys\n" + STUB_SNIPPET + """\
+sys.argv[0] = "memory_apps.injector"
+runpy.run_module("memory_apps.injector", run_name="__main__", alter_sys=True)
 """
 
 # Runs the injector in-process with timers around its phases; prints the block on stdout and the phase table
@@ -578,8 +579,6 @@ def section_injector(report: Report, workdir: Path, sizes: Sequence[int], repeat
             ("(a) keyword path / floor", r["keyword/floor"], ratio(m["keyword"], m["floor"]), TARGETS["keyword"]),
             ("(b') vector path, stub query / floor", r["vector_stub/floor"], ratio(m["vector_stub"], m["floor"]),
              TARGETS["vector"]),
-            ("(b) vector path, local model / floor", r["vector_local/floor"], ratio(m["vector_local"], m["floor"]),
-             TARGETS["vector"]),
             ("(b) full hook path, local model / (floor + model floor)", r["vector_local/(floor+model_floor)"],
              ratio(m["vector_local"], m["floor"] + m["model_floor"]), TARGETS["full_local"]),
         ]
@@ -590,6 +589,9 @@ def section_injector(report: Report, workdir: Path, sizes: Sequence[int], repeat
                          [(n, v, vm, f"<= {lim}x", verdict(v, lim)) for n, v, vm, lim in targets], right=(1, 2)))
         results["targets_10k"] = {n: {"measured": v, "measured_min": vm, "target": lim, "meets": v <= lim}
                                   for n, v, vm, lim in targets}
+        report.out(f"\nReported without a target (the query embedding is measured separately, as the issue asks): "
+                   f"(b) vector path with the local model / floor = {r['vector_local/floor']:.2f} (the model floor "
+                   f"alone is {m['model_floor']:.0f} ms).")
     report.save("1_injector", results)
     return results
 

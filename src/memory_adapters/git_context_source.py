@@ -88,8 +88,27 @@ def _git_diff(project_root: str, base: str) -> Optional[list[str]]:
     return [line for line in result.stdout.splitlines() if line.strip()]
 
 
+def in_git_work_tree(project_root: str) -> bool:
+    """Whether git could find a repository here (a `.git` directory or file in this or a parent directory, or
+    GIT_DIR set), searching upwards as git does, never into GIT_CEILING_DIRECTORIES: outside one, no git
+    process is started at all."""
+    if os.environ.get("GIT_DIR"):
+        return True
+    ceilings = {os.path.abspath(p) for p in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if p}
+    directory = os.path.abspath(project_root)
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return True
+        parent = os.path.dirname(directory)
+        if parent == directory or directory in ceilings or parent in ceilings:
+            return False
+        directory = parent
+
+
 def changed_files(project_root: str) -> list[str]:
     """Files changed in the last 3 commits (else the last 1; none without history)."""
+    if not in_git_work_tree(project_root):
+        return []
     try:
         for base in ("HEAD~3", "HEAD~1"):
             files = _git_diff(project_root, base)

@@ -16,7 +16,7 @@ import numpy as np
 
 from memory_core.ports.entry_store import EmbeddingStore
 
-MAGIC = b"IFVC1\0\0\0"
+MAGIC = b"IFVC2\0\0\0"  # version 2: rows are stored at unit length
 _HEADER = struct.Struct("<8sQQ64s")  # magic, count, dimensions, version (utf-8, zero padded)
 ID_BYTES = 16
 
@@ -44,7 +44,7 @@ class NumpyVectorIndex:
             print(f"iflow-memory: ignored {skipped} vectors of the wrong size", file=sys.stderr)
         if not ids:
             return [], np.zeros((0, self._dimensions), dtype=np.float32)
-        return ids, np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), self._dimensions)
+        return ids, unit_rows(np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), self._dimensions))
 
     def _version(self) -> Optional[str]:
         version = getattr(self._store, "vectors_version", None)
@@ -104,10 +104,16 @@ class NumpyVectorIndex:
         vector = np.asarray(query, dtype=np.float32)
         if vector.shape != (self._dimensions,):
             raise ValueError(f"query has {vector.shape} dims, index has {self._dimensions}")
-        norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
-        # Stored vectors are normalised on write; dividing again keeps foreign or legacy rows honest.
-        scores = (matrix @ vector) / np.where(norms > 0, norms, 1.0)
-        return dict(zip(ids, scores.astype(float).tolist()))
+        norm = float(np.linalg.norm(vector))
+        scores = (matrix @ vector) / (norm if norm > 0 else 1.0)  # rows are unit length (or zero) already
+        return dict(zip(ids, scores.tolist()))
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero). Stored vectors are normalised on write already; this
+    keeps foreign or legacy rows honest, once per cache build instead of once per query."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32, copy=False)
 
 
 def to_bytes(vector: Sequence[float]) -> bytes:

@@ -137,6 +137,24 @@ class TestGitProjectContextSource(ProjectContextSourceContract):
         repo_with_commits(tmp_path, 5)
         assert sorted(self.collect(tmp_path).changed_files) == ["file_3.txt", "file_4.txt", "file_5.txt"]
 
+    def test_project_in_a_subdirectory_of_a_repository_gets_its_files(self, tmp_path):
+        repo_with_commits(tmp_path / "repo", 2)
+        project = tmp_path / "repo" / "services" / "api"
+        project.mkdir(parents=True)
+        assert self.collect(project).changed_files == ["file_2.txt"]
+
+    def test_outside_any_repository_git_is_never_started(self, tmp_path, monkeypatch):
+        """The hook pays for a git process only where git could answer."""
+        import memory_adapters.git_context_source as adapter
+
+        def no_git(*args, **kwargs):
+            raise AssertionError(f"git was started: {args}")
+
+        monkeypatch.setattr(adapter.subprocess, "run", no_git)
+        monkeypatch.delenv("GIT_DIR", raising=False)
+        feature(tmp_path, "001-parser", active("parser"))
+        assert self.collect(tmp_path) == ProjectContext(feature_slug="parser", phase="design")
+
     def test_four_commits_still_use_three(self, tmp_path):
         repo_with_commits(tmp_path, 4)
         assert sorted(self.collect(tmp_path).changed_files) == ["file_2.txt", "file_3.txt", "file_4.txt"]
