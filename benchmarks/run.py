@@ -413,7 +413,7 @@ for owner, name, label in [
     (N, "similarities", "matmul + {id: score} dict"),
     (S, "keyword_search", "keyword search (FTS5 bm25)"),
     (R, "final_scores", "scoring (final_scores)"),
-    (R, "balanced_select", "selection (balanced_select)"),
+    (R, "select_by_scores", "selection (select_by_scores)"),
     (S, "get_many", "fetch selected entries"),
     (I, "render_semantic_block", "render block"),
     (S, "record_recall", "recall tracking (UPDATE)"),
@@ -812,7 +812,9 @@ def section_ranking(report: Report, workdir: Path, sizes: Sequence[int], repeat:
     from memory_apps.injection import render_semantic_block
     from memory_core.fts_query import sanitise_fts_query
     from memory_core.scoring import Weights, final_scores
-    from memory_core.selection import balanced_select
+    from operator import attrgetter
+
+    from memory_core.selection import select_by_scores
     from memory_core.usecases.retrieve import KEYWORD_CANDIDATES, RetrieveAndRank
 
     report.out("\n## 2. In-process ranking (spec AC9a), 768-dim vectors\n")
@@ -822,7 +824,7 @@ def section_ranking(report: Report, workdir: Path, sizes: Sequence[int], repeat:
         `retrieval_for` with the container's embedder builder overridden by a stub that returns a fixed unit
         query vector; then the injector's `render_semantic_block`. Each step is also timed alone, calling the
         same adapter and core functions `run()` calls, on the same inputs. Median of {repeat} runs after 1 warm-up, ms.
-        The ranking itself = scoring (`final_scores`) + selection (`balanced_select`) over signals already
+        The ranking itself = scoring (`final_scores`) + selection (`select_by_scores`) over signals already
         retrieved; target < {TARGETS['ranking_ms']:.0f} ms.
         """))
     clock = SystemClock()
@@ -863,13 +865,13 @@ def section_ranking(report: Report, workdir: Path, sizes: Sequence[int], repeat:
         scores, _ = scoring()
 
         def selection():
-            return balanced_select(stats, lambda s: s.category, lambda s: (-scores[s.id], s.id), LIMIT)
+            return select_by_scores(stats, scores, attrgetter("id"), attrgetter("category"), LIMIT)
 
         chosen = selection()
 
         def ranking():
             sc, _ = final_scores(stats, vector_scores, keyword_scores, Weights(), now)
-            return balanced_select(stats, lambda s: s.category, lambda s: (-sc[s.id], s.id), LIMIT)
+            return select_by_scores(stats, sc, attrgetter("id"), attrgetter("category"), LIMIT)
 
         def matmul_only():
             s = matrix @ query
@@ -899,7 +901,7 @@ def section_ranking(report: Report, workdir: Path, sizes: Sequence[int], repeat:
             ("stats load: same SELECT on a copy of the columns without the vector BLOBs in the rows",
              lambda: side.execute(SIDE_STATS_SQL).fetchall()),
             ("scoring (`final_scores`)", scoring),
-            ("selection (`balanced_select`)", selection),
+            ("selection (`select_by_scores`)", selection),
             ("**ranking itself = scoring + selection**", ranking),
             ("fetch 20 selected (`get_many`)", lambda: store.get_many([s.id for s in chosen])),
             ("rendering (`render_semantic_block`)", lambda: render_semantic_block(result, 12_000)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from operator import attrgetter
 from typing import Mapping, Sequence
 
 from memory_core.records import Entry, EntryStats
@@ -11,6 +12,7 @@ from memory_core.records import Entry, EntryStats
 CONFIDENCE_SCORE = {"high": 3 / 3, "medium": 2 / 3, "low": 1 / 3}
 RECENCY_HALF_LIFE_DAYS = 30.0
 RECALL_SATURATION = 10.0
+_OBSERVATIONS = attrgetter("observation_count")
 
 
 @dataclass(frozen=True)
@@ -77,27 +79,30 @@ def final_scores(
     vector_top = max((v for v in vector_scores.values() if v > 0), default=0.0)
     keyword_top = max((v for v in keyword_scores.values() if v > 0), default=0.0)
     used = effective_weights(weights, vector_top > 0, keyword_top > 0)
-    max_obs = max(max((e.observation_count for e in entries), default=1), 1)
+    max_obs = max(max(map(_OBSERVATIONS, entries), default=1), 1)
+    w_obs, w_conf, w_recent, w_recall = (used.prominence * w for w in (0.3, 0.2, 0.3, 0.2))
+    per_observation = w_obs / max_obs  # counts never exceed max_obs, so no min(..., 1) is needed
+    per_recall = w_recall / RECALL_SATURATION
+    confidence = {level: w_conf * value for level, value in CONFIDENCE_SCORE.items()}
     w_vector, w_keyword = used.vector, used.keyword
     vector_top = vector_top or 1.0
     keyword_top = keyword_top or 1.0
-    w_obs, w_conf, w_recent, w_recall = (used.prominence * w for w in (0.3, 0.2, 0.3, 0.2))
-    confidence = CONFIDENCE_SCORE
     vector_get, keyword_get = vector_scores.get, keyword_scores.get
     now_ts = now.timestamp()
     half_life = 86400.0 * RECENCY_HALF_LIFE_DAYS
     scores: dict[str, float] = {}
-    for e in entries:
-        age = now_ts - e.updated_ts
-        decay = 1.0 / (1.0 + age / half_life) if age > 0.0 else 1.0  # decay_of_age, inlined
-        v = vector_get(e.id, 0.0)
-        k = keyword_get(e.id, 0.0)
-        scores[e.id] = (
-            w_vector * (v / vector_top if v > 0 else 0.0)  # divide first: a tiny maximum must not overflow
-            + w_keyword * (k / keyword_top if k > 0 else 0.0)
-            + w_obs * min(e.observation_count / max_obs, 1.0)
-            + w_conf * confidence[e.confidence]
-            + w_recent * decay
-            + w_recall * min(e.recall_count / RECALL_SATURATION, 1.0)
+    # EntryStats is a tuple: unpacking it is the cheapest way to read its fields in a loop this hot.
+    for entry_id, _, observations, level, recalls, updated_ts, _ in entries:
+        age = now_ts - updated_ts
+        recency = w_recent / (1.0 + age / half_life) if age > 0.0 else w_recent  # decay_of_age, inlined
+        v = vector_get(entry_id, 0.0)
+        k = keyword_get(entry_id, 0.0)
+        scores[entry_id] = (
+            (w_vector * (v / vector_top) if v > 0 else 0.0)  # divide first: a tiny maximum must not overflow
+            + (w_keyword * (k / keyword_top) if k > 0 else 0.0)
+            + per_observation * observations
+            + confidence[level]
+            + recency
+            + (per_recall * recalls if recalls < RECALL_SATURATION else w_recall)
         )
     return scores, used

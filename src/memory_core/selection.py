@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from typing import Callable, Literal, Sequence, TypeVar
+from typing import Callable, Literal, Mapping, Sequence, TypeVar
 
 from memory_core.records import CATEGORIES
 
@@ -44,6 +44,35 @@ def balanced_select(
     rest = (i for c in non_empty for i in buckets[c] if id(i) not in taken)
     chosen.extend(itertools.islice(rest, max(budget - len(chosen), 0)))
     return chosen[:budget]
+
+
+def select_by_scores(items: Sequence[T], scores: Mapping[str, float], id_of: Callable[[T], str],
+                     category_of: Callable[[T], str], limit: int) -> list[T]:
+    """`balanced_select` by score, best first and ties by id, reading only the head of the score order.
+
+    Everything the selection can pick lies in the smallest prefix of the order that holds `limit + 9` items
+    and 3 of each present category, so only that prefix is keyed and sorted. Pass C-level accessors
+    (`operator.attrgetter`) for `id_of` and `category_of`: the pass over all items then stays out of Python.
+    """
+    def key(item: T) -> tuple[float, str]:
+        entry_id = id_of(item)
+        return -scores[entry_id], entry_id
+
+    budget = effective_limit(limit, len(items))
+    depth = budget + MIN_PER_CATEGORY * len(CATEGORIES)
+    if budget <= 0 or depth >= len(items):
+        return balanced_select(items, category_of, key, limit)
+    ranked = list(map(scores.__getitem__, map(id_of, items)))
+    threshold = sorted(ranked, reverse=True)[depth - 1]
+    head = [item for item, score in zip(items, ranked) if score >= threshold]
+    present = set(map(category_of, items)).intersection(CATEGORIES)
+    in_head = {c: 0 for c in present}
+    for category in map(category_of, head):
+        if category in in_head:
+            in_head[category] += 1
+    if budget >= MIN_PER_CATEGORY * len(present) and min(in_head.values(), default=MIN_PER_CATEGORY) < MIN_PER_CATEGORY:
+        return balanced_select(items, category_of, key, limit)  # a sparse category reaches deeper: read all
+    return balanced_select(head, category_of, key, budget)
 
 
 def _select_by_score(items: Sequence[T], category_of: Callable[[T], str], sort_key: Callable[[T], object],

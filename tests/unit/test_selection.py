@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.selection import balanced_select, group_by_category
+from memory_core.selection import balanced_select, group_by_category, select_by_scores
 
 PRIORITY = ["anti-patterns", "heuristics", "patterns"]
 
@@ -106,3 +107,37 @@ def test_group_by_category_orders_blocks_and_keeps_selection_order():
     assert [c for c, _ in groups] == PRIORITY
     assert [[i.tag for i in members] for _, members in groups] == [[2, 4], [1], [0, 3]]
     assert [c for c, _ in group_by_category(items[:1], lambda i: i.category)] == ["patterns"]
+
+
+# -- select_by_scores: the session-start shortcut must choose exactly what balanced_select chooses -----------
+@dataclass(frozen=True)
+class Scored:
+    id: str
+    category: str
+
+
+SCORED = st.lists(
+    st.tuples(st.sampled_from(PRIORITY + ["unknown"]),
+              st.sampled_from([0.0, 0.25, 0.5, 0.5, 0.75, 1.0]) | st.floats(0, 1)),  # many ties on purpose
+    max_size=120,
+).map(lambda rows: ([Scored(f"id{i:04d}", c) for i, (c, _) in enumerate(rows)],
+                    {f"id{i:04d}": s for i, (_, s) in enumerate(rows)}))
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=SCORED, limit=LIMITS)
+def test_select_by_scores_equals_the_full_balanced_selection(data, limit):
+    items, scores = data
+    full = balanced_select(items, lambda i: i.category, lambda i: (-scores[i.id], i.id), limit)
+    fast = select_by_scores(items, scores, attrgetter("id"), attrgetter("category"), limit)
+    assert [i.id for i in fast] == [i.id for i in full]
+
+
+def test_select_by_scores_reaches_deep_for_a_sparse_category():
+    """A category whose best entry scores last overall still gets its three slots."""
+    items = [Scored(f"a{i:03d}", "anti-patterns") for i in range(200)]
+    items += [Scored(f"p{i}", "patterns") for i in range(3)]
+    scores = {i.id: 1.0 - n / 1000 for n, i in enumerate(items)}
+    chosen = select_by_scores(items, scores, attrgetter("id"), attrgetter("category"), 20)
+    assert len(chosen) == 20
+    assert [i.id for i in chosen if i.category == "patterns"] == ["p0", "p1", "p2"]

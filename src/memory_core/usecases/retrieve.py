@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Optional
 
 from memory_core.errors import EmbeddingError
@@ -14,10 +15,11 @@ from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.keyword_index import KeywordIndex
 from memory_core.ports.vector_index import VectorIndex
 from memory_core.scoring import Weights, final_scores
-from memory_core.selection import balanced_select
+from memory_core.selection import select_by_scores
 from memory_core.space import EmbeddingSpace, pinned_space
 
 KEYWORD_CANDIDATES = 500
+_ID, _CATEGORY = attrgetter("id"), attrgetter("category")
 
 
 @dataclass
@@ -78,7 +80,7 @@ class RetrieveAndRank:
         vector_scores, vector = self._vector_scores(context_query, stats)
         keyword_scores, keyword = self._keyword_scores(context_query)
         scores, used = final_scores(stats, vector_scores, keyword_scores, self._weights, self._clock.now())
-        chosen = balanced_select(stats, lambda s: s.category, lambda s: (-scores[s.id], s.id), limit)
+        chosen = select_by_scores(stats, scores, _ID, _CATEGORY, limit)
         entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in chosen if s.id in entries]
         space = pinned_space(self._store)
