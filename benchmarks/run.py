@@ -627,8 +627,10 @@ def section_breakdown(report: Report, workdir: Path, sizes: Sequence[int], scrip
                          imports["vector_local"].get("TOTAL", 0.0))], right=(1, 2)))
     results["importtime_ms"] = imports
 
+    # The hook path (memory_apps.injection + hook_wiring) against what it avoids (pydantic models, the container).
     modules = ["numpy", "pydantic", "dependency_injector.containers", "memory_core.models", "memory_apps.config",
-               "memory_apps.container", "memory_apps.injection", "onnxruntime", "tokenizers"]
+               "memory_apps.container", "memory_apps.injection", "memory_apps.hook_wiring", "onnxruntime",
+               "tokenizers"]
     costs = {"(python -c pass)": median(repeat_ms(lambda: run_proc([PY, "-c", "pass"], env, base), 5))}
     for module in modules:
         costs[module] = median(repeat_ms(lambda: run_proc([PY, "-c", f"import {module}"], env, base), 5))
@@ -678,7 +680,7 @@ def section_breakdown(report: Report, workdir: Path, sizes: Sequence[int], scrip
     rows = [("interpreter start (spawn -> first line of the wrapper)", *[phases[n]["startup_ms"] for n in names]),
             ("interpreter exit (last line -> process reaped)", *[phases[n]["exit_ms"] for n in names]),
             ("unaccounted (wall - the above - imports - main)", *[rest(phases[n]) for n in names]),
-            ("imports of the injector's modules (incl. numpy, pydantic, dependency_injector)",
+            ("imports of the injector's modules (the wrapper imports numpy and the model adapter on every path)",
              *[phases[n]["imports_ms"] for n in names])]
     rows += [(lab, *[phases[n]["phases_ms"].get(lab, 0.0) for n in names]) for lab in labels]
     rows.append(("other (inside main, not in a timed step: argparse, config, container, thread)",
@@ -1046,9 +1048,8 @@ def section_legacy(report: Report, workdir: Path, repeat: int, floor: Optional[d
         f = floor["sizes"]["10000"]["floor"]["median_ms"]
         table_rows.append(("(section 1 floor at 10,000 entries, for reference)", round(f), ratio(f, pass_ms)))
     report.out(f"Whole process, median of {repeat} after 1 warm-up (parses 3 category files, selects {LIMIT}, "
-               "formats, writes .last-injection.json; no database). Note: `memory_apps.injector` imports the "
-               "config (pydantic) and the container (dependency_injector) before it knows the semantic pipeline "
-               "is off, so this path pays those imports too (see the import-cost table in 1b).\n")
+               "formats, writes .last-injection.json; no database). The markdown reader validates entries with "
+               "pydantic, so this path imports it; the semantic hook path does not (ADR 10).\n")
     report.out(table(["run", "median ms", "x python -c pass"], table_rows, right=(1, 2)))
     report.save("4_legacy", results)
     return results
