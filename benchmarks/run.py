@@ -210,6 +210,19 @@ def run_proc(command: Sequence[str], env: dict, cwd: Path,
     return (time.perf_counter() - start) * 1000, done
 
 
+def peak_rss_mb(command: Sequence[str], env: dict, cwd: Path) -> Optional[float]:
+    """Peak resident memory of one run of `command`, MB, from GNU time's %M; None without /usr/bin/time.
+    (A child's own rusage would also count the benchmark process it was forked from.)"""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    done = subprocess.run(["/usr/bin/time", "-f", "%M", *command], env=env, cwd=str(cwd), capture_output=True,
+                          text=True, timeout=600)
+    try:
+        return round(int(done.stderr.strip().splitlines()[-1]) / 1024, 1)  # KiB
+    except (IndexError, ValueError):
+        return None
+
+
 # --------------------------------------------------------------------------------------- synthetic data
 def synthetic_rows(count: int, seed: int = 11) -> list[tuple]:
     """`count` entry rows (without the embedding column), identical for every database of this size and seed.
@@ -542,7 +555,9 @@ def section_injector(report: Report, workdir: Path, sizes: Sequence[int], repeat
                         first_state[name] = path_state(done.stdout, done.stderr)
         states = {k: _states(v) for k, v in seen.items()}
         med = {k: median(v) for k, v in samples.items()}
+        memory = {k: peak_rss_mb(command, env, base) for k, command in commands.items()}
         entry = {"database": built, **{k: summary(v) for k, v in samples.items()}, "paths": states,
+                 "peak_rss_mb": memory,
                  "first_run_ms": first_run, "first_run_paths": first_state,
                  "ratios": {"keyword/floor": ratio(med["keyword"], med["floor"]),
                             "vector_stub/floor": ratio(med["vector_stub"], med["floor"]),
@@ -568,6 +583,12 @@ def section_injector(report: Report, workdir: Path, sizes: Sequence[int], repeat
     report.out("\nFirst (untimed warm-up) run per size, ms (path): cold OS cache, and on the vector paths the "
                "first read after the database changed (it (re)builds the vector cache file, if the index keeps one).\n")
     report.out(table(["entries", "(a) keyword", "(b') vector stub", "(b) vector local"], first_rows, right=(1, 2, 3)))
+    memory_rows = [(f"{int(k):,}", *[v["peak_rss_mb"].get(n) for n in ("floor", "keyword", "vector_stub",
+                                                                         "vector_local")])
+                   for k, v in results["sizes"].items()]
+    report.out("\nPeak resident memory per process, MB (one extra run each, after the timed ones):\n")
+    report.out(table(["entries", "floor", "(a) keyword", "(b') vector stub", "(b) vector local"], memory_rows,
+                     right=(1, 2, 3, 4)))
     report.out("\n(path) is the injector's own diagnostic over the timed runs: `active` = vectors compared, `off` = "
                "keyword + prominence only, `budget` = the semantic pipeline overran its 2.0 s budget and the injector "
                "fell back to the markdown pipeline (which prints nothing here: these projects keep no markdown), "
@@ -935,8 +956,9 @@ def section_ranking(report: Report, workdir: Path, sizes: Sequence[int], repeat:
     for size, e in rows:
         ms = e["steps"]["ranking itself = scoring + selection"]["median_ms"]
         total = e["steps"]["total: run + render"]["median_ms"]
-        report.out(f"\n- {size:,} entries: ranking itself {ms:.1f} ms -> {verdict(ms, TARGETS['ranking_ms'])} the "
-                   f"< {TARGETS['ranking_ms']:.0f} ms target; retrieval + ranking + rendering {total:.0f} ms; "
+        judged = (f"{verdict(ms, TARGETS['ranking_ms'])} the < {TARGETS['ranking_ms']:.0f} ms target"
+                  if size == 10_000 else "reported (the target is set at 10,000 entries)")
+        report.out(f"\n- {size:,} entries: ranking itself {ms:.1f} ms -> {judged}; retrieval + ranking + rendering {total:.0f} ms; "
                    f"FTS5 matched {e['fts_matches_total']:,} entries ({e['keyword_matches']} kept as candidates); "
                    f"vector cache file beside the database: {'yes' if e['vector_cache_file'] else 'no'}.")
     report.save("2_ranking", results)
