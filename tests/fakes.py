@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import threading
 from datetime import datetime, timedelta, timezone
 from typing import Iterable, Optional, Sequence
 
@@ -29,6 +30,25 @@ class FakeClock:
     def advance(self, **delta: float) -> None:
         """Move time forward."""
         self.current += timedelta(**delta)
+
+
+class FakeTicker:
+    """A Ticker whose clock moves only when a wait times out or a test sets `now`: timeouts cost no real time."""
+
+    def __init__(self, start: float = 0.0, real_grace_s: float = 0.0) -> None:
+        self.now = start
+        self.real_grace_s = real_grace_s  # > 0: give work that should finish this long, in real time, first
+
+    def monotonic(self) -> float:
+        """Return the fake current time."""
+        return self.now
+
+    def wait(self, event: threading.Event, timeout: float) -> bool:
+        """True if the event is (or, within the real grace, becomes) set; else jump `timeout` ahead, False."""
+        if event.is_set() or (self.real_grace_s > 0 and event.wait(self.real_grace_s)):
+            return True
+        self.now += max(0.0, timeout)
+        return False
 
 
 class InMemoryEntryStore:
@@ -275,5 +295,5 @@ def pack(vector: Sequence[float]) -> bytes:
     return struct.pack(f"<{len(vector)}f", *vector)
 
 
-__all__ = ["FakeClock", "FakeContextSource", "FakeEmbedder", "FakeKnowledgeBankReader", "FakeVectorIndex",
-           "InMemoryEntryStore", "T0", "pack", "sanitise_fts_query"]
+__all__ = ["FakeClock", "FakeContextSource", "FakeEmbedder", "FakeKnowledgeBankReader", "FakeTicker",
+           "FakeVectorIndex", "InMemoryEntryStore", "T0", "pack", "sanitise_fts_query"]

@@ -8,9 +8,12 @@ import os
 import re
 import subprocess
 import sys
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from memory_core.ports.context_source import ProjectContext
+
+if TYPE_CHECKING:
+    from memory_core.deadline import Deadline
 
 GIT_TIMEOUT_S = 0.75  # two attempts at most; a slow git must not eat the hook budget
 MAX_FILES = 20
@@ -73,11 +76,16 @@ class GitTooSlow(Exception):
     """git did not answer in time; asking again would only cost more."""
 
 
-def _git_diff(project_root: str, base: str) -> Optional[list[str]]:
+MIN_GIT_S = 0.05  # less time than this left: do not start git at all
+
+
+def _git_diff(project_root: str, base: str, timeout_s: float) -> Optional[list[str]]:
+    if timeout_s < MIN_GIT_S:
+        raise GitTooSlow()
     try:
         result = subprocess.run(
             ["git", "-C", project_root, "diff", "--name-only", f"{base}..HEAD"],
-            capture_output=True, text=True, timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired as exc:
         raise GitTooSlow() from exc
@@ -105,13 +113,15 @@ def in_git_work_tree(project_root: str) -> bool:
         directory = parent
 
 
-def changed_files(project_root: str) -> list[str]:
-    """Files changed in the last 3 commits (else the last 1; none without history)."""
+def changed_files(project_root: str, deadline: Optional[Deadline] = None) -> list[str]:
+    """Files changed in the last 3 commits (else the last 1; none without history); git gets at most 0.75 s
+    per attempt, and never more than the deadline leaves."""
     if not in_git_work_tree(project_root):
         return []
     try:
         for base in ("HEAD~3", "HEAD~1"):
-            files = _git_diff(project_root, base)
+            timeout_s = deadline.cap(GIT_TIMEOUT_S) if deadline is not None else GIT_TIMEOUT_S
+            files = _git_diff(project_root, base, timeout_s)
             if files is not None:
                 return files[:MAX_FILES]
     except GitTooSlow:
@@ -122,8 +132,8 @@ def changed_files(project_root: str) -> list[str]:
 class GitProjectContextSource:
     """Implements ProjectContextSource from `docs/features/*/.meta.json`, spec.md/prd.md and git."""
 
-    def collect(self, project_root: str) -> ProjectContext:
-        """Gather every signal that is there; failures just leave a signal out."""
+    def collect(self, project_root: str, deadline: Optional[Deadline] = None) -> ProjectContext:
+        """Gather every signal that is there; failures (and a git slower than the deadline) leave a signal out."""
         try:
             feature_dir, meta = find_active_feature(project_root)
             slug = meta.get("slug") if isinstance(meta.get("slug"), str) else None
@@ -132,7 +142,7 @@ class GitProjectContextSource:
                 feature_slug=slug,
                 feature_description=first_paragraph(feature_dir) if feature_dir and slug else None,
                 phase=phase if isinstance(phase, str) else None,
-                changed_files=changed_files(project_root),
+                changed_files=changed_files(project_root, deadline),
             )
         except Exception as exc:  # noqa: BLE001 - context is optional; the hook must never fail on it
             print(f"iflow-memory: context collection failed: {exc}", file=sys.stderr)

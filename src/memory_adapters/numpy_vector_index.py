@@ -1,41 +1,74 @@
 """NumpyVectorIndex: all stored vectors as one float32 matrix, one matmul per query.
 
 With a cache path, the matrix is kept in one flat file beside the database and read with a single
-`np.fromfile`; it is rebuilt whenever the database's `vectors_version` differs from the file's.
+`np.fromfile`; it is rebuilt whenever the database's `vectors_version` differs from the file's. A session
+start only reads: it loads a stale cache's vectors from the database in chunks, gives up at its deadline,
+and leaves the rebuild to a write path or the background run (`write_cache=False`).
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import struct
 import sys
-import tempfile
-from typing import Optional, Sequence
+import time
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
 from memory_core.ports.entry_store import EmbeddingStore
 
+if TYPE_CHECKING:
+    from memory_core.deadline import Deadline
+
 MAGIC = b"IFVC2\0\0\0"  # version 2: rows are stored at unit length
 _HEADER = struct.Struct("<8sQQ64s")  # magic, count, dimensions, version (utf-8, zero padded)
 ID_BYTES = 16
+CHUNK_ROWS = 2000  # vectors read per query when the cache is stale: the deadline is checked between chunks
+TEMP_SUFFIX = ".tmp-"
+ABANDONED_AFTER_S = 600  # a temp file of an older version's writer, untouched this long, is abandoned
 
 
 class NumpyVectorIndex:
     """Implements VectorIndex by brute-force cosine similarity."""
 
-    def __init__(self, store: EmbeddingStore, dimensions: int, cache_path: Optional[str] = None) -> None:
+    def __init__(self, store: EmbeddingStore, dimensions: int, cache_path: Optional[str] = None,
+                 write_cache: bool = True) -> None:
         self._store = store
         self._dimensions = dimensions
         self._cache_path = cache_path
+        self._write_allowed = write_cache
+        self._loaded: Optional[tuple[list[str], np.ndarray]] = None
+        self.cache_fresh = True
+        """False after a load found the cache file stale and did not rewrite it."""
 
-    def _from_store(self) -> tuple[list[str], np.ndarray]:
+    def _rows(self, deadline: Optional[Deadline]):
+        """(id, blob) pairs from the store, chunk by chunk when it can; None once the deadline passed."""
+        chunked = getattr(self._store, "vectors_after", None)
+        if chunked is None:
+            return list(self._store.vectors())
+        rows: list[tuple[str, bytes]] = []
+        last = -1
+        while True:
+            if deadline is not None and deadline.expired():
+                return None
+            chunk = chunked(last, CHUNK_ROWS)
+            rows.extend((entry_id, blob) for _, entry_id, blob in chunk)
+            if len(chunk) < CHUNK_ROWS:
+                return rows
+            last = chunk[-1][0]
+
+    def _from_store(self, deadline: Optional[Deadline] = None) -> Optional[tuple[list[str], np.ndarray]]:
         width = self._dimensions * 4
         ids: list[str] = []
         blobs: list[bytes] = []
         skipped = 0
-        for entry_id, blob in self._store.vectors():
-            if len(blob) != width:
+        rows = self._rows(deadline)
+        if rows is None:
+            return None
+        for entry_id, blob in rows:
+            if not isinstance(blob, (bytes, memoryview)) or len(blob) != width:
                 skipped += 1
                 continue
             ids.append(entry_id)
@@ -68,37 +101,47 @@ class NumpyVectorIndex:
     def _write_cache(self, version: str, ids: list[str], matrix: np.ndarray) -> None:
         if any(len(i) != ID_BYTES for i in ids):
             return
-        directory = os.path.dirname(os.path.abspath(self._cache_path))  # type: ignore[arg-type]
+        path: str = self._cache_path  # type: ignore[assignment]
+        remove_abandoned_temps(path)
+        temp = f"{path}{TEMP_SUFFIX}{os.getpid()}"
         try:
-            handle, temp = tempfile.mkstemp(prefix=".vectors-", dir=directory)
+            handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
             with os.fdopen(handle, "wb") as out:
                 out.write(_HEADER.pack(MAGIC, len(ids), self._dimensions, version.encode()[:64]))
                 out.write("".join(ids).encode("ascii"))
                 out.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
-            os.replace(temp, self._cache_path)  # type: ignore[arg-type]
+            os.replace(temp, path)
         except OSError:
-            pass  # a cache is an optimisation; the database stays the truth
+            _unlink_quietly(temp)  # a cache is an optimisation; the database stays the truth
 
-    def _matrix(self) -> tuple[list[str], np.ndarray]:
+    def _matrix(self, deadline: Optional[Deadline] = None) -> Optional[tuple[list[str], np.ndarray]]:
         version = self._version() if self._cache_path else None
         if version is None:
-            return self._from_store()
+            return self._from_store(deadline)
         cached = self._read_cache(version)
         if cached is not None:
             return cached
-        ids, matrix = self._from_store()
-        if self._version() == version:  # nothing changed while reading: safe to cache
-            self._write_cache(version, ids, matrix)
-        return ids, matrix
+        self.cache_fresh = False
+        loaded = self._from_store(deadline)
+        if loaded is not None and self._write_allowed and self._version() == version:
+            self._write_cache(version, *loaded)  # nothing changed while reading: safe to cache
+            self.cache_fresh = True
+        return loaded
+
+    def prepare(self, deadline: Optional[Deadline] = None) -> bool:
+        """Load the vectors ahead of the query; False when the deadline passed first (nothing is kept)."""
+        if self._loaded is None:
+            self._loaded = self._matrix(deadline)
+        return self._loaded is not None
 
     def refresh(self) -> int:
         """Bring the cache file up to date now (write paths do this so session starts never have to)."""
-        ids, _ = self._matrix()
-        return len(ids)
+        loaded = self._matrix()
+        return len(loaded[0]) if loaded else 0
 
     def similarities(self, query: Sequence[float]) -> dict[str, float]:
         """Return {id: cosine} for every stored vector of the right size."""
-        ids, matrix = self._matrix()
+        ids, matrix = self._loaded or self._matrix()  # type: ignore[misc]
         if not ids:
             return {}
         vector = np.asarray(query, dtype=np.float32)
@@ -119,3 +162,40 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
 def to_bytes(vector: Sequence[float]) -> bytes:
     """Serialise a vector as little-endian float32 bytes (design TD2)."""
     return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def remove_abandoned_temps(cache_path: str) -> int:
+    """Delete temp files of cache writers that died (`<cache>.tmp-<pid>`), and `.vectors-*` files older
+    versions left beside the database; returns how many were removed."""
+    removed = 0
+    for temp in glob.glob(glob.escape(cache_path) + TEMP_SUFFIX + "*"):
+        pid = temp.rsplit(TEMP_SUFFIX, 1)[1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            _unlink_quietly(temp)
+            removed += 1
+    directory = os.path.dirname(os.path.abspath(cache_path))
+    for temp in glob.glob(os.path.join(glob.escape(directory), ".vectors-*")):
+        try:
+            if time.time() - os.lstat(temp).st_mtime > ABANDONED_AFTER_S:
+                _unlink_quietly(temp)
+                removed += 1
+        except OSError:
+            continue
+    return removed

@@ -127,6 +127,15 @@ def migration_6_ranking_index(conn: sqlite3.Connection, fts5: bool) -> None:
                  "category, observation_count, confidence, recall_count, updated_at, created_at, id)")
 
 
+def migration_7_query_vectors(conn: sqlite3.Connection, fts5: bool) -> None:
+    """Query vectors of recent session contexts, keyed by embedding space and a hash of the query text."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS query_vectors ("
+        "space TEXT NOT NULL, query_hash TEXT NOT NULL, vector BLOB NOT NULL, stored_at REAL NOT NULL, "
+        "PRIMARY KEY (space, query_hash))"
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     1: migration_1_initial_schema,
     2: migration_2_indexes_and_narrow_update_trigger,
@@ -134,6 +143,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     4: migration_4_tombstones,
     5: migration_5_vectors_version,
     6: migration_6_ranking_index,
+    7: migration_7_query_vectors,
 }
 LATEST_VERSION = max(MIGRATIONS)
 

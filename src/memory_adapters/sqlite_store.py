@@ -7,8 +7,10 @@ import contextlib
 import json
 import os
 import random
+import hashlib
 import re
 import sqlite3
+import struct
 import sys
 import threading
 import time
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from memory_core.models import EntryDraft
 
 BUSY_TIMEOUT_MS = 5000
+QUERY_CACHE_SIZE = 256
 _COLUMNS = (
     'id, name, description, reasoning, category, keywords, "references", observation_count, confidence, '
     "recall_count, last_recalled_at, created_at, updated_at, source, source_project, "
@@ -60,6 +63,11 @@ def from_text(text: Optional[str]) -> Optional[datetime]:
     except ValueError:
         return None
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def _query_hash(query: str) -> str:
+    """Query texts are not stored, only their hash (they may quote a spec or file names)."""
+    return hashlib.sha256(query.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _dumps(values: list[str]) -> str:
@@ -289,6 +297,31 @@ class SqliteEntryStore:
         """Store the float32 bytes of one entry's embedding."""
         self._write("UPDATE entries SET embedding = ? WHERE id = ?", (sqlite3.Binary(vector), entry_id))
 
+    def set_vectors(self, items: Sequence[tuple[str, bytes]]) -> None:
+        """Store several embeddings in one short transaction."""
+        with self._tx() as conn:
+            conn.executemany("UPDATE entries SET embedding = ? WHERE id = ?",
+                             [(sqlite3.Binary(vector), entry_id) for entry_id, vector in items])
+
+    def cached_query_vector(self, space: str, query: str) -> Optional[list[float]]:
+        """The vector remembered for this query text in this embedding space, or None."""
+        rows = self._read("SELECT vector FROM query_vectors WHERE space = ? AND query_hash = ?",
+                          (space, _query_hash(query)))
+        if not rows or not isinstance(rows[0][0], bytes) or len(rows[0][0]) % 4:
+            return None
+        blob = rows[0][0]
+        return list(struct.unpack(f"<{len(blob) // 4}f", blob))
+
+    def cache_query_vector(self, space: str, query: str, vector: Sequence[float]) -> None:
+        """Remember a query vector; keeps the newest QUERY_CACHE_SIZE of this space and drops other spaces'."""
+        blob = struct.pack(f"<{len(vector)}f", *vector)
+        with self._tx() as conn:
+            conn.execute("INSERT OR REPLACE INTO query_vectors(space, query_hash, vector, stored_at) "
+                         "VALUES (?, ?, ?, ?)", (space, _query_hash(query), sqlite3.Binary(blob), time.time()))
+            conn.execute("DELETE FROM query_vectors WHERE space != ?", (space,))
+            conn.execute("DELETE FROM query_vectors WHERE rowid NOT IN (SELECT rowid FROM query_vectors "
+                         "ORDER BY stored_at DESC LIMIT ?)", (QUERY_CACHE_SIZE,))
+
     # -- reads ------------------------------------------------------------------------------
     def _read(self, sql: str, params: Sequence = ()) -> list[tuple]:
         try:
@@ -365,6 +398,11 @@ class SqliteEntryStore:
         """Return (id, float32 bytes) for every entry that has an embedding."""
         return self._read("SELECT id, embedding FROM entries WHERE embedding IS NOT NULL")
 
+    def vectors_after(self, rowid: int, limit: int) -> list[tuple[int, str, bytes]]:
+        """(rowid, id, float32 bytes) of up to `limit` entries with a vector, in rowid order after `rowid`."""
+        return self._read("SELECT rowid, id, embedding FROM entries WHERE embedding IS NOT NULL AND rowid > ? "
+                          "ORDER BY rowid LIMIT ?", (rowid, limit))
+
     def vectors_version(self) -> str:
         """A value that changes whenever any stored vector changes (bumped by triggers)."""
         rows = dict(self._read("SELECT key, value FROM _metadata WHERE key IN ('vectors_version', 'database_id')"))
@@ -403,6 +441,7 @@ class SqliteEntryStore:
                 return False
             conn.execute("UPDATE entries SET embedding = (SELECT vector FROM staged_vectors s WHERE s.id = entries.id)")
             conn.execute("DELETE FROM staged_vectors")
+            conn.execute("DELETE FROM query_vectors")  # query vectors of the old space must never be compared
             for key, value in (("embedding_provider", space.provider), ("embedding_model", space.model),
                                ("embedding_dimensions", str(space.dimensions))):
                 conn.execute(_SET_META, (key, value))

@@ -1,15 +1,16 @@
-"""Starts `iflow-memory embed` detached, so pending vectors get done without making a session wait."""
+"""Shared work across processes: leases on tasks, and one detached `iflow-memory maintain` run per project that
+finishes what a session start left (the rest of a first import, pending embeddings, the vector cache)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import time
 
-LOCK_NAME = ".embed.lock"
-STALE_AFTER_S = 15 * 60
+from memory_adapters.file_leases import FileLeases
+
 DISABLE_VARIABLE = "IFLOW_MEMORY_BACKGROUND"
+BACKGROUND_TASK = "background"
 
 
 def background_allowed() -> bool:
@@ -17,41 +18,39 @@ def background_allowed() -> bool:
     return os.environ.get(DISABLE_VARIABLE, "1") != "0"
 
 
-def take_lock(global_store: str) -> bool:
-    """Create the embed lock; a lock older than 15 minutes is considered abandoned."""
-    path = os.path.join(global_store, LOCK_NAME)
-    try:
-        if time.time() - os.path.getmtime(path) > STALE_AFTER_S:
-            os.unlink(path)
-    except OSError:
-        pass
-    try:
-        handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except OSError:
-        return False
-    os.write(handle, str(os.getpid()).encode())
-    os.close(handle)
-    return True
+def background_task(project_root: str) -> str:
+    """The lease a background run holds for its whole life."""
+    return f"{BACKGROUND_TASK}:{os.path.abspath(project_root)}"
 
 
-def release_lock(global_store: str) -> None:
-    """Remove the embed lock."""
-    try:
-        os.unlink(os.path.join(global_store, LOCK_NAME))
-    except OSError:
-        pass
+class BackgroundWork:
+    """Implements SharedWork with file leases in the global store and a detached maintenance process."""
 
+    def __init__(self, global_store: str) -> None:
+        self.global_store = global_store
+        self.leases = FileLeases(global_store)
 
-def spawn_embedder(project_root: str, global_store: str) -> bool:
-    """Start a detached `embed` run unless one holds the lock; never raises."""
-    if not background_allowed() or not take_lock(global_store):
-        return False
-    command = [sys.executable, "-m", "memory_apps.cli", "embed", "--quiet", "--lock-held",
-               "--project-root", project_root, "--global-store", global_store]
-    try:
-        subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True)
-    except OSError:
-        release_lock(global_store)
-        return False
-    return True
+    def claim(self, task: str) -> bool:
+        """Take a lease without waiting."""
+        return self.leases.claim(task)
+
+    def release(self, task: str) -> None:
+        """Give a lease back."""
+        self.leases.release(task)
+
+    def busy(self, task: str) -> bool:
+        """True when another process holds the lease."""
+        return self.leases.busy(task)
+
+    def finish_in_background(self, project_root: str) -> bool:
+        """Start `iflow-memory maintain` detached unless one already runs for this project; never raises."""
+        if not background_allowed() or self.leases.busy(background_task(project_root)):
+            return False
+        command = [sys.executable, "-m", "memory_apps.cli", "maintain", "--quiet",
+                   "--project-root", os.path.abspath(project_root), "--global-store", self.global_store]
+        try:
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+        except OSError:
+            return False
+        return True

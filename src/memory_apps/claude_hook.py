@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 from typing import Optional
 
 SKIPPED_SOURCES = {"clear", "compact"}
-BUDGET_S = 2.5  # Claude Code's hook runs under a 3-second budget; leave room for interpreter exit
 
 
 def read_event(stream) -> dict:
@@ -31,41 +29,26 @@ def _project_root(event: dict, explicit: Optional[str]) -> str:
     return next(c for c in candidates if isinstance(c, str) and c)
 
 
-def _memory_block(project_root: str, global_store: Optional[str], limit: Optional[int]) -> str:
-    from memory_apps.config import load_config
-    from memory_apps.container_config import default_global_store
-    from memory_apps.hook_wiring import HookWiring
-    from memory_apps.injection import InjectRequest, run_injection
-
-    settings = load_config(project_root)
-    store = os.path.expanduser(global_store) if global_store else default_global_store()
-    request = InjectRequest(project_root, store, settings.injection_limit if limit is None else limit)
-    return run_injection(request, settings, lambda: HookWiring(settings, store))
-
-
 def session_start(project_root: Optional[str] = None, global_store: Optional[str] = None,
                   limit: Optional[int] = None, stdin=None, fast_exit: bool = False) -> int:
-    """Print the hook JSON for the event on stdin; injection is skipped for clear/compact and on timeout."""
+    """Print the hook JSON for the event on stdin; clear/compact inject nothing. Always exits 0."""
+    from memory_apps.session_shell import answer_session, session_deadline
+
     event = read_event(stdin or sys.stdin)
-    context = ""
-    if str(event.get("source", "startup")) not in SKIPPED_SOURCES:
-        result: dict[str, str] = {}
 
-        def work() -> None:
-            try:
-                result["block"] = _memory_block(_project_root(event, project_root), global_store, limit)
-            except BaseException as exc:  # noqa: BLE001 - the hook must answer whatever happens
-                print(f"iflow-memory: hook failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    def emit(block: str) -> None:
+        try:
+            sys.stdout.write(hook_output(block) + "\n")
+            sys.stdout.flush()
+        except OSError:
+            pass
 
-        worker = threading.Thread(target=work, daemon=True)
-        worker.start()
-        worker.join(BUDGET_S)
-        if worker.is_alive():
-            print("iflow-memory: memory injection exceeded the hook budget; skipped", file=sys.stderr)
-        context = result.get("block", "")
-    sys.stdout.write(hook_output(context) + "\n")
-    sys.stdout.flush()
-    if threading.active_count() > 1 or fast_exit:
+    if str(event.get("source", "startup")) in SKIPPED_SOURCES:
+        emit("")
+    else:
+        answer_session(_project_root(event, project_root), global_store, limit,
+                       session_deadline(process_start=fast_exit), emit)
+    if fast_exit:
         sys.stderr.flush()
-        os._exit(0)  # no teardown cost; an abandoned worker must neither keep the hook alive nor crash it
+        os._exit(0)  # no teardown cost; the embedding worker must neither keep the hook alive nor crash it
     return 0

@@ -10,6 +10,7 @@ from typing import Optional, Sequence
 from memory_apps import injector, writer
 from memory_apps.commands_embedding import add_commands
 from memory_apps.commands_entries import add_commands as add_entry_commands
+from memory_apps.commands_maintain import add_command as add_maintain_command
 
 DESCRIPTION = """Semantic long-term memory for coding agents.
 
@@ -20,7 +21,8 @@ commands:
   embed    embed every entry that has no vector yet (resumable)
   search   search memories by meaning and keywords
   list / show / delete / stats / export   look after stored memories
-  doctor   check provider, pinned space, pending vectors, FTS5 and numpy
+  doctor   check provider, pinned space, pending vectors, FTS5, numpy and background work
+  maintain finish background work (first import, vectors, vector cache)
   serve    run the MCP server (stdio)
   hook     answer a Claude Code SessionStart hook
   install-claude   wire the hook and the MCP server into a project"""
@@ -43,9 +45,8 @@ def _import(args: argparse.Namespace) -> int:
     global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
     try:
         container = build_container(load_config(args.project_root), global_store, full_check=True)
-        store = open_store_recovering(container, args.project_root, global_store, auto_import=False)
+        open_store_recovering(container, args.project_root, global_store, auto_import=False)
         report = container.importer().run(args.project_root, global_store)
-        store.set_metadata(f"imported:{os.path.abspath(args.project_root)}", "imported")
         if report.new or report.updated:
             embed_after_write(container)
     except StorageError as exc:
@@ -99,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
     imp.set_defaults(handler=_import)
     add_commands(commands, fmt)
+    add_maintain_command(commands, fmt)
     add_entry_commands(commands, fmt)
     _add_integration_commands(commands, fmt)
     return parser

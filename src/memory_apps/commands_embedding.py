@@ -6,11 +6,11 @@ import argparse
 import importlib.util
 import os
 import sys
+import time
 
-from memory_apps.background import release_lock
+from memory_apps.background import BackgroundWork
 from memory_apps.config import CONFIG_RELATIVE_PATH, load_config
-from memory_apps.container import build_container, default_global_store, embedding_plan
-from memory_apps.embedding_jobs import embed_everything
+from memory_apps.container_config import default_global_store
 from memory_apps.progress import ProgressBar
 from memory_core.errors import StorageError
 from memory_core.space import EmbeddingSpace, pinned_space, staged_space
@@ -22,6 +22,9 @@ def _global_store(args: argparse.Namespace) -> str:
 
 def embed_command(args: argparse.Namespace) -> int:
     """Embed every pending entry (or finish a re-embed) with a progress bar; resumable."""
+    from memory_apps.container import build_container
+    from memory_apps.embedding_jobs import embed_everything
+
     store_dir = _global_store(args)
     try:
         container = build_container(load_config(args.project_root), store_dir)
@@ -31,9 +34,6 @@ def embed_command(args: argparse.Namespace) -> int:
     except StorageError as exc:
         print(f"iflow-memory: database error: {exc}", file=sys.stderr)
         return 2
-    finally:
-        if args.lock_held:
-            release_lock(store_dir)
     if report is None:
         print(f"iflow-memory: nothing embedded: {problem}", file=sys.stderr)
         return 1
@@ -63,7 +63,9 @@ def _check(ok: bool, label: str, detail: str, fix: str = "") -> tuple[bool, str]
 
 
 def doctor_command(args: argparse.Namespace) -> int:
-    """Report provider, pinned space, pending vectors, FTS5 and numpy, each with a one-line fix."""
+    """Report provider, pinned space, pending vectors, FTS5, numpy and background work, each with a fix."""
+    from memory_apps.container import build_container, embedding_plan
+
     store_dir = _global_store(args)
     settings = load_config(args.project_root)
     checks = [_check(True, "config", os.path.join(args.project_root, CONFIG_RELATIVE_PATH)
@@ -89,8 +91,23 @@ def doctor_command(args: argparse.Namespace) -> int:
     if staged:
         checks.append(_check(False, "re-embed", f"in progress to {staged.label}", "iflow-memory embed"))
     pending = len(store.pending_ids(1_000_000))
-    checks.append(_check(pending == 0, "vectors", f"{pending} entries without a vector", "iflow-memory embed"))
+    running = BackgroundWork(store_dir).leases.holders()
+    checks.append(_check(pending == 0 or bool(running), "vectors", f"{pending} entries without a vector"
+                         + (" (a background run is embedding them)" if pending and running else ""),
+                         "iflow-memory embed"))
+    checks.append(_background_check(running))
     return _print_checks(checks)
+
+
+def _background_check(running: list[dict]) -> tuple[bool, str]:
+    """Which background runs and session starts hold a lease now, and whether one looks stuck."""
+    if not running:
+        return _check(True, "background", "nothing running")
+    lines = [f"pid {r.get('pid')} {r.get('task')} for {max(0, int(time.time() - float(r.get('since', 0))))} s"
+             + (" (stuck?)" if r.get("stuck") else "") for r in running]
+    stuck = [r for r in running if r.get("stuck")]
+    return _check(not stuck, "background", "; ".join(lines),
+                  f"kill {stuck[0].get('pid')}  (a stuck run; the next session starts a new one)" if stuck else "")
 
 
 def _print_checks(checks: list[tuple[bool, str]]) -> int:
@@ -111,7 +128,6 @@ def add_commands(commands, fmt) -> None:
     _store_flags(embed)
     embed.add_argument("--max", type=int, default=None, help="embed at most this many entries")
     embed.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
-    embed.add_argument("--lock-held", action="store_true", help=argparse.SUPPRESS)
     embed.set_defaults(handler=embed_command)
     doctor = commands.add_parser(
         "doctor", help="check provider, pinned space, pending vectors, FTS5, numpy", formatter_class=fmt,

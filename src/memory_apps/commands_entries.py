@@ -8,12 +8,13 @@ import sys
 from collections import Counter
 
 from memory_apps.formatting import dumps, entry_dict, table
-from memory_apps.service import MemoryService
 from memory_core.errors import InvalidEntry, StorageError
 from memory_core.records import CATEGORIES
 
 
-def _service(args: argparse.Namespace) -> MemoryService:
+def _service(args: argparse.Namespace) -> "MemoryService":  # noqa: F821 - imported when a command runs
+    from memory_apps.service import MemoryService  # the container's import cost is paid only by these commands
+
     return MemoryService(args.global_store, args.project_root)
 
 

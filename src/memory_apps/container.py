@@ -13,7 +13,9 @@ from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
 from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
 from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_adapters.system_clock import SystemClock
+from memory_apps.background import BackgroundWork
 from memory_apps.config import MemoryConfig
+from memory_apps.session_setup import build_session_start
 from memory_apps.container_config import DB_FILENAME, container_values, default_global_store
 from memory_apps.retrieval_setup import embedding_plan, retrieval_for, retrieval_index
 from memory_apps.keyword_setup import build_keyword_tiers
@@ -31,6 +33,7 @@ __all__ = ["Container", "DB_FILENAME", "build_container", "default_global_store"
 class Container(containers.DeclarativeContainer):
     """Builds every collaborator the apps use; tests override providers instead of patching."""
 
+    __self__ = providers.Self()
     config = providers.Configuration()
 
     clock = providers.Singleton(SystemClock)
@@ -65,6 +68,8 @@ class Container(containers.DeclarativeContainer):
     local_keywords = providers.Singleton(build_keyword_tiers, "local")
     importer = providers.Factory(ImportKnowledgeBank, reader=knowledge_reader, store=store, clock=clock,
                                  keywords=local_keywords)
+    shared_work = providers.Singleton(BackgroundWork, global_store=config.global_store)
+    session_start = providers.Factory(build_session_start, __self__)
 
 
 def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True,
@@ -91,9 +96,9 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
         container.store.reset()
         store = container.store()
     root = os.path.abspath(project_root or os.getcwd())
-    if auto_import and (store.count() == 0 or store.get_metadata(f"imported:{root}") is None):
-        report = container.importer().run(root, global_store)
-        store.set_metadata(f"imported:{root}", "imported")
+    importer = container.importer()
+    if auto_import and not importer.imported(root):
+        report = importer.run(root, global_store)
         if report.new:
             print(f"iflow-memory: imported {report.new} entries from markdown", file=sys.stderr)
     return store

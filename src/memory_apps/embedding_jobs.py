@@ -25,12 +25,15 @@ def embed_after_write(container: Container, first: Sequence[str] = ()) -> Option
 
 
 def embed_everything(container: Container, progress: Optional[Callable[[int, int], None]] = None,
-                     max_entries: Optional[int] = None) -> tuple[Optional[EmbedReport], str]:
-    """Embed all pending entries (or finish a re-embed); returns the report and a problem if none ran."""
+                     max_entries: Optional[int] = None,
+                     deadline_s: Optional[float] = None) -> tuple[Optional[EmbedReport], str]:
+    """Embed all pending entries (or finish a re-embed) within `deadline_s` seconds if given; returns the report
+    and a problem if none ran."""
     plan = embedding_plan(container, want_target=True)
     if plan.target is None:
         return None, plan.problem or "no embedding provider available"
-    report = container.embed_pending(embedder=plan.target).run(max_entries=max_entries, progress=progress)
+    report = container.embed_pending(embedder=plan.target).run(max_entries=max_entries, progress=progress,
+                                                               deadline_s=deadline_s)
     refresh_vector_cache(container, plan)
     return report, ""
 

@@ -90,6 +90,19 @@ class HookWiring:
 
         return EmbedPending(store=self.store(), **options)
 
+    def shared_work(self):
+        """Leases and the background run, in the global store."""
+        from memory_apps.background import BackgroundWork
+
+        config = self.config
+        return self._once("shared_work", lambda: BackgroundWork(config.global_store()))
+
+    def session_start(self):
+        """The session-start use case over this wiring."""
+        from memory_apps.session_setup import build_session_start
+
+        return build_session_start(self)
+
     def importer(self):
         """The markdown importer (first session of a project only), with local keyword labels."""
         from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader

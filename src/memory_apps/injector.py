@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 from typing import Optional, Sequence
 
 EPILOG = """examples:
@@ -40,31 +39,16 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
 
 
 def inject(args: argparse.Namespace) -> int:
-    """Run the injection for parsed arguments; never raises, always returns 0."""
-    try:
-        from memory_apps.config import load_config
-        from memory_apps.container_config import default_global_store
-        from memory_apps.hook_wiring import HookWiring
-        from memory_apps.injection import InjectRequest, run_injection
+    """Run the injection for parsed arguments; prints only the block, never raises, always returns 0."""
+    from memory_apps.injection import print_block
+    from memory_apps.session_shell import answer_session, session_deadline
 
-        settings = load_config(args.project_root)
-        global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
-        limit = args.limit if args.limit is not None else settings.injection_limit
-        request = InjectRequest(args.project_root, global_store, limit)
-        block = run_injection(request, settings, lambda: HookWiring(settings, global_store))
-    except BaseException as exc:  # noqa: BLE001 - the hook path must never crash
-        if isinstance(exc, KeyboardInterrupt):
-            return 0
-        print(f"iflow-memory: injection failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 0
-    try:
-        sys.stdout.write(block)
-        sys.stdout.flush()
-    except OSError:
-        pass
-    if threading.active_count() > 1 or args_fast_exit(args):
+    fast_exit = args_fast_exit(args)
+    answer_session(args.project_root, args.global_store, args.limit, session_deadline(process_start=fast_exit),
+                   print_block)
+    if fast_exit:
         # Nothing is left to write: skip interpreter teardown (50-100 ms at 10k entries), and never wait for
-        # an abandoned worker (time budget). SQLite has committed; its WAL is checkpointed by the next writer.
+        # the embedding worker. SQLite has committed; its WAL is checkpointed by the next writer.
         sys.stderr.flush()
         os._exit(0)
     return 0

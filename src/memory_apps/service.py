@@ -117,7 +117,8 @@ class MemoryService:
     def inject(self, limit: int = 20) -> str:
         """The session-start memory block for this service's project."""
         from memory_apps.injection import InjectRequest, run_injection
+        from memory_apps.session_shell import session_deadline
 
         with self._lock:
             return run_injection(InjectRequest(self.project_root, self.global_store, limit), self.settings,
-                                 lambda: self.container)
+                                 lambda: self.container, session_deadline(process_start=False), emit=lambda _: None)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import concurrent.futures
 import re
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from memory_core.deadline import Ticker
 from memory_core.keywords import MIN_KEYWORDS, clean_keywords
 from memory_core.ports.keyword_generator import KeywordGenerator
 
@@ -32,6 +34,18 @@ def grounded(keyword: str, text: str) -> bool:
     return all(_stem(part) in stems for part in keyword.split("-") if part)
 
 
+class _RealTime:
+    """The process's monotonic clock and real waits (the core may not import the adapters' SystemTicker)."""
+
+    def monotonic(self) -> float:
+        """Seconds on `time.monotonic()`."""
+        return time.monotonic()
+
+    def wait(self, event: threading.Event, timeout: float) -> bool:
+        """Block on the event for at most `timeout` seconds."""
+        return event.wait(max(0.0, timeout))
+
+
 @dataclass
 class Tier:
     """One named keyword generator."""
@@ -43,9 +57,11 @@ class Tier:
 class TieredKeywords:
     """Tries each tier with a timeout; a tier counts only if >= 3 valid keywords are grounded in the text."""
 
-    def __init__(self, tiers: Sequence[Tier], timeout_s: float = TIER_TIMEOUT_S) -> None:
+    def __init__(self, tiers: Sequence[Tier], timeout_s: float = TIER_TIMEOUT_S,
+                 ticker: Optional[Ticker] = None) -> None:
         self._tiers = list(tiers)
         self._timeout_s = timeout_s
+        self._ticker: Ticker = ticker if ticker is not None else _RealTime()
 
     def generate(self, name: str, description: str, reasoning: str, category: str,
                  supplied: Sequence[str] = ()) -> list[str]:
@@ -69,14 +85,27 @@ class TieredKeywords:
         return []
 
     def _run(self, tier: Tier, name: str, description: str, reasoning: str, category: str) -> Optional[list[str]]:
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-        future = pool.submit(tier.generator.generate, name, description, reasoning, category)
-        try:
-            return list(future.result(timeout=self._timeout_s))
-        except concurrent.futures.TimeoutError:
+        done = threading.Event()
+        outcome: dict[str, object] = {}
+
+        def call() -> None:
+            try:
+                outcome["keywords"] = list(tier.generator.generate(name, description, reasoning, category))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        # One thread per call, never joined: an abandoned tier finishes (or hangs) on its own.
+        threading.Thread(target=call, name=f"keyword-tier-{tier.name}").start()
+        if not self._ticker.wait(done, self._timeout_s):
             print(f"iflow-memory: keyword tier {tier.name} timed out", file=sys.stderr)
-        except Exception as exc:  # noqa: BLE001 - a failing tier falls through to the next one
-            print(f"iflow-memory: keyword tier {tier.name} failed: {type(exc).__name__}", file=sys.stderr)
-        finally:
-            pool.shutdown(wait=False)
+            return None
+        error = outcome.get("error")
+        if error is None:
+            return outcome["keywords"]  # type: ignore[return-value]
+        if not isinstance(error, Exception):
+            raise error  # type: ignore[misc]  # KeyboardInterrupt, SystemExit: not a tier failure
+        # A failing tier falls through to the next one.
+        print(f"iflow-memory: keyword tier {tier.name} failed: {type(error).__name__}", file=sys.stderr)
         return None

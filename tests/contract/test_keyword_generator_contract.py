@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 
 import httpx2
 import pytest
@@ -22,6 +21,7 @@ from memory_core.keywords import GENERIC_WORDS
 from memory_core.ports.keyword_generator import KeywordGenerator
 from tests.contract._keyword_cases import CASES, TITLE_ONLY, ac5_violations
 from tests.contract._keyword_servers import FakeLLM, anthropic_transport, ollama_generate_transport
+from tests.fakes import FakeTicker
 
 CASE_IDS = [re.sub(r"\W+", "-", c.name.lower())[:30] for c in CASES]
 HAIKU_KEY = "sk-ant-FAKE-contract-key-000000001"
@@ -31,6 +31,19 @@ OLLAMA_HOST = "http://127.0.0.1:9999"
 def local_answer(case) -> list[str]:
     """What the chain answers when only the local extractive tier is left."""
     return TieredKeywords([Tier("local", LocalExtractiveKeywordGenerator())]).generate(*case.fields)
+
+
+class HeldGate(threading.Event):
+    """The fake server's gate; `reached` is set once a request is being held at it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reached = threading.Event()
+
+    def wait(self, timeout=None) -> bool:
+        """Note that a request arrived, then hold it like a closed gate."""
+        self.reached.set()
+        return super().wait(timeout)
 
 
 def outcome(generator, case) -> list[str]:
@@ -132,15 +145,17 @@ class LLMKeywordChecks:
         tiers = TieredKeywords([Tier("llm", generator), Tier("local", LocalExtractiveKeywordGenerator())])
         assert tiers.generate(*case.fields) == local_answer(case)
 
-    def test_slow_tier_is_abandoned_after_the_timeout_and_the_next_tier_answers(self, generator, llm):
-        llm.gate = threading.Event()
+    def test_slow_tier_is_abandoned_after_the_timeout_and_the_next_tier_answers(self, generator, llm, capsys):
+        llm.gate = gate = HeldGate()  # the llm fixture opens it at teardown, so the abandoned call ends
         case = CASES[1]
+        ticker = FakeTicker()  # reports the timeout at once, while the request is still held
         tiers = TieredKeywords([Tier("llm", generator), Tier("local", LocalExtractiveKeywordGenerator())],
-                               timeout_s=0.5)
-        started = time.monotonic()
+                               timeout_s=0.5, ticker=ticker)
         keywords = tiers.generate(*case.fields)
-        assert 0.45 <= time.monotonic() - started < 2.0
+        assert gate.reached.wait(5), "the slow tier never sent its request"
         assert len(llm.requests) == 1
+        assert ticker.monotonic() == 0.5, "the slow tier was given exactly its timeout"
+        assert "keyword tier llm timed out" in capsys.readouterr().err
         assert keywords == local_answer(case)
 
 

@@ -162,11 +162,9 @@ def test_four_processes_times_two_hundred_mixed_writes_lose_nothing(tmp_path):
     processes = [ctx.Process(target=stress_worker, args=(db_path, w, barrier, results), name=f"writer-{w}")
                  for w in range(WORKERS)]
     processes.append(ctx.Process(target=reembed_worker, args=(db_path, barrier, results), name="re-embed"))
-    started = time.monotonic()
     for process in processes:
         process.start()
     reports = _collect(processes, results, len(processes))
-    elapsed = time.monotonic() - started
 
     failures = [error for report in reports for error in report[2]]
     assert failures == [], "failed writes:\n" + "\n".join(failures[:20])
@@ -174,7 +172,6 @@ def test_four_processes_times_two_hundred_mixed_writes_lose_nothing(tmp_path):
     writes = {report[0]: report[1] for report in reports if report[0] != "reembed"}
     assert writes == {w: OPS_PER_WORKER for w in range(WORKERS)}
     assert [report[1] for report in reports if report[0] == "reembed"] == [True], "the re-embed swapped its set in"
-    assert elapsed < 60, f"{WORKERS} x {OPS_PER_WORKER} writes took {elapsed:.1f} s"
 
     # Expected totals straight from the plans.
     observations = [1] * len(POOL)

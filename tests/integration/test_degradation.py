@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from memory_apps.injection import FENCE
 from tests.conftest import shared_fixture
 from tests.integration._helpers import (
     copy_bank, diagnostic_line, entry_headers, run_injector, write_settings,
@@ -18,8 +19,9 @@ TITLE = "## Engineering Memory (from knowledge bank)"
 
 
 def _without_diagnostic(block: str) -> str:
-    """The block with its `*Memory: ...*` line (and the blank line after it) removed."""
-    return re.sub(r"\A(## [^\n]*\n\n)\*Memory:[^\n]*\*\n\n", r"\1", block)
+    """The block with its `*Memory: ...*` line and the data fence under it (each with its blank line) removed."""
+    assert FENCE in block, "a fallback block is fenced like a semantic one"
+    return re.sub(r"\A(## [^\n]*\n\n)\*Memory:[^\n]*\*\n\n> Recalled notes[^\n]*\n\n", r"\1", block)
 
 
 @pytest.fixture

@@ -174,7 +174,8 @@ def test_doctor_asks_for_embed_while_vectors_are_missing(app):
     for label in ("config", "numpy", "database", "FTS5", "embedding provider", "pinned space", "vectors"):
         assert re.search(rf"^ok\s+{label}: ", healthy.stdout, re.M), (label, healthy.stdout)
     assert re.search(r"^ok\s+vectors: 0 entries without a vector$", healthy.stdout, re.M), healthy.stdout
-    assert len(healthy.stdout.splitlines()) == 7
+    assert re.search(r"^ok\s+background: nothing running$", healthy.stdout, re.M), healthy.stdout
+    assert len(healthy.stdout.splitlines()) == 8
 
 
 def test_writer_embeds_and_labels_the_entry_it_writes(tmp_path, isolated_home):

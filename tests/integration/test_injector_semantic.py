@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import shared_fixture
 from tests.integration._helpers import (
     app_env, copy_bank, db_rows, diagnostic_line, entries_per_section, entry_headers, make_realistic_project,
-    run_injector, write_settings,
+    run_injector, run_module, write_settings,
 )
 
 pytestmark = pytest.mark.slow
@@ -147,12 +147,13 @@ def _start_injector(project, store, home):
         env=app_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_session_starting_during_the_first_import_sees_every_entry(tmp_path, isolated_home, head_bank):
-    """A session that starts while another one runs the first-run import must not rank a half-imported store.
+def test_session_starting_during_the_first_import_answers_from_what_is_committed(tmp_path, isolated_home, head_bank):
+    """A first import runs in committed batches; a session that starts meanwhile answers at once from them.
 
-    Session A starts on a fresh store and imports the knowledge bank. As soon as part of it is committed,
-    A is paused (as a slow disk or a busy machine would) and session B starts. B must still inject from
-    all 265 entries, balanced over the three categories.
+    Session A starts on a fresh store and imports the knowledge bank. As soon as part of it is committed, A is
+    paused (as a slow disk or a busy machine would) and session B starts. B does not wait for A's import, does
+    not import the same bank again, and says that the import is running elsewhere. A, resumed past its deadline,
+    stops after its current batch and says how much is left; the background run (`maintain`) finishes it.
     """
     project = tmp_path / "proj"
     project.mkdir()
@@ -168,23 +169,26 @@ def test_session_starting_during_the_first_import_sees_every_entry(tmp_path, iso
     try:
         if paused:
             session_b = _start_injector(project, store, isolated_home)
-            try:
-                session_b.wait(timeout=3.0)
-            except subprocess.TimeoutExpired:
-                pass  # B may wait for a write lock A holds; it gets it once A resumes
+            out_b, err_b = session_b.communicate(timeout=60)
     finally:
         if paused:
             session_a.send_signal(signal.SIGCONT)
     out_a, err_a = session_a.communicate(timeout=60)
     assert session_a.returncode == 0, err_a
-    assert f"from {HEAD_ENTRIES}" in diagnostic_line(out_a)
+    assert len(entry_headers(out_a)) == 20, "A answers from the batches it committed"
+    if session_b is not None:
+        assert session_b.returncode == 0, err_b
+        assert "importing=elsewhere" in diagnostic_line(out_b), diagnostic_line(out_b)
+        assert entry_headers(out_b), "B answered from the committed batches, not with nothing"
+    if _count_or_zero(db) < HEAD_ENTRIES:
+        assert "importing=" in diagnostic_line(out_a), diagnostic_line(out_a)
+    finished = run_module("memory_apps.cli", ["maintain", "--project-root", project, "--global-store", store],
+                          isolated_home)
+    assert finished.returncode == 0, finished.stderr
     assert _count_or_zero(db) == HEAD_ENTRIES
-    if session_b is None:
-        return  # the import was never observable half-done: nothing a second session could see
-    out_b, err_b = session_b.communicate(timeout=60)
-    assert session_b.returncode == 0, err_b
-    seen = (diagnostic_line(out_b)[:40], entries_per_section(out_b))
-    assert f"from {HEAD_ENTRIES}" in seen[0] and len(seen[1]) == 3, f"session B ranked a partial import: {seen}"
+    later = run_injector(project, store, isolated_home, limit=20)
+    assert f"from {HEAD_ENTRIES}" in diagnostic_line(later.stdout)
+    assert "importing" not in diagnostic_line(later.stdout)
 
 
 def test_an_interrupted_first_import_is_completed_later(tmp_path, isolated_home, head_bank):
@@ -213,27 +217,28 @@ def test_an_interrupted_first_import_is_completed_later(tmp_path, isolated_home,
     result = run_injector(project, store, isolated_home, limit=20)
 
     assert result.returncode == 0, result.stderr
-    assert _count_or_zero(db) == HEAD_ENTRIES, f"{_count_or_zero(db)} of {HEAD_ENTRIES} entries after the retry"
-    assert f"from {HEAD_ENTRIES}" in diagnostic_line(result.stdout)
+    resumed = _count_or_zero(db)
+    assert resumed > partial, "the next session resumes the import (at least one more committed batch)"
+    remaining = re.search(r"importing=(\d+)", diagnostic_line(result.stdout))
+    assert resumed + (int(remaining.group(1)) if remaining else 0) == HEAD_ENTRIES, diagnostic_line(result.stdout)
+    if remaining:  # the deadline came first: the background run finishes it
+        run_module("memory_apps.cli", ["maintain", "--project-root", project, "--global-store", store], isolated_home)
+    assert _count_or_zero(db) == HEAD_ENTRIES
 
 
-HOOK_TIMEOUT_S = 3.0  # session-start.sh kills the injector after 3 s (spec 001 AC9)
-
-
-def test_default_provider_stays_within_the_hook_budget(tmp_path, isolated_home, head_bank):
-    """With the default settings (auto provider: the local model when installed) a session start,
-    first run included, finishes inside the hook's 3-second timeout and prints only the block."""
+def test_default_provider_first_session_prints_a_truthful_block(tmp_path, isolated_home, head_bank):
+    """With the default settings (auto provider: the local model when installed) a session start, first run
+    included, prints only the block, with a truthful diagnostic line. (How long it takes is measured in
+    `benchmarks/`, never asserted here: the deadline itself is tested with fakes in tests/unit.)"""
     project = make_realistic_project(tmp_path / "parser-app", head_bank)
     store = tmp_path / "global-store"
     store.mkdir()
 
-    started = time.monotonic()
     result = run_injector(project, store, isolated_home, limit=20)
-    elapsed = time.monotonic() - started
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(TITLE + "\n\n") and result.stdout.endswith("\n---\n")
     assert len(entry_headers(result.stdout)) == 20
     diagnostic = diagnostic_line(result.stdout)
     assert "semantic: active" not in diagnostic or "model: none" not in diagnostic, diagnostic
-    assert elapsed < HOOK_TIMEOUT_S, f"injector took {elapsed:.2f} s (hook timeout {HOOK_TIMEOUT_S} s): {diagnostic}"
+    assert re.search(r"semantic: (active|degraded|off) \(", diagnostic), diagnostic

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -12,6 +11,7 @@ from hypothesis import strategies as st
 from memory_core.errors import KeywordGenerationError
 from memory_core.keyword_tiers import Tier, TieredKeywords, grounded
 from memory_core.keywords import GENERIC_WORDS
+from tests.fakes import FakeTicker
 
 NAME = "Parser error recovery"
 DESCRIPTION = "When parsing config files, recover from syntax errors and report line numbers"
@@ -36,19 +36,22 @@ class FailingTier:
 
 
 class SleepingTier:
-    """Blocks until released (or 5 s), like a hung network call."""
+    """Blocks until released (or 5 s), like a hung network call; `entered` is set once it has been called."""
 
     def __init__(self) -> None:
-        self.release = threading.Event()
+        self.release, self.entered, self.calls = threading.Event(), threading.Event(), 0
 
     def generate(self, name, description, reasoning, category):
+        self.calls += 1
+        self.entered.set()
         self.release.wait(5)
         return list(GOOD)
 
 
-def generate(tiers, supplied=(), timeout_s: float = 1.0) -> list[str]:
+def generate(tiers, supplied=(), timeout_s: float = 1.0, ticker=None) -> list[str]:
     named = [Tier(f"tier{i}", generator) for i, generator in enumerate(tiers)]
-    return TieredKeywords(named, timeout_s=timeout_s).generate(NAME, DESCRIPTION, REASONING, "patterns", supplied)
+    return TieredKeywords(named, timeout_s=timeout_s, ticker=ticker).generate(
+        NAME, DESCRIPTION, REASONING, "patterns", supplied)
 
 
 def test_grounded_supplied_keywords_win_and_no_tier_runs():
@@ -81,15 +84,33 @@ def test_a_tier_with_ungrounded_output_falls_through_to_the_next():
 
 def test_a_tier_slower_than_the_timeout_is_abandoned(capsys):
     sleeper, fallback = SleepingTier(), FixedTier(["line-numbers", "config-files", "syntax-errors"])
-    started = time.monotonic()
+    ticker = FakeTicker()  # its wait reports "timed out" at once: the sleeper is still blocked
     try:
-        result = generate([sleeper, fallback], timeout_s=0.2)
-        elapsed = time.monotonic() - started
+        result = generate([sleeper, fallback], timeout_s=0.2, ticker=ticker)
+        assert sleeper.entered.wait(5), "the slow tier was never called"
     finally:
         sleeper.release.set()
     assert result == ["line-numbers", "config-files", "syntax-errors"]
-    assert 0.15 <= elapsed < 1.5
+    assert (sleeper.calls, fallback.calls) == (1, 1)
+    assert ticker.monotonic() == 0.2, "the slow tier was given exactly its timeout"
     assert "tier0 timed out" in capsys.readouterr().err
+
+
+def test_without_a_ticker_a_slow_tier_is_abandoned_in_real_time(capsys):
+    sleeper = SleepingTier()  # blocks for up to 5 s, so however slow the machine, 0.05 s runs out first
+    try:
+        result = generate([sleeper], timeout_s=0.05)
+    finally:
+        sleeper.release.set()
+    assert result == []
+    assert "tier0 timed out" in capsys.readouterr().err
+
+
+def test_a_tier_that_answers_within_the_timeout_moves_no_time(capsys):
+    ticker = FakeTicker(real_grace_s=5)
+    assert generate([FixedTier(GOOD)], timeout_s=0.2, ticker=ticker) == GOOD
+    assert ticker.monotonic() == 0.0
+    assert capsys.readouterr().err == ""
 
 
 def test_no_tiers_and_nothing_supplied_gives_no_keywords():

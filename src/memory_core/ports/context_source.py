@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Optional, Protocol, runtime_checkable
-
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from memory_core.deadline import Deadline
 
 
 @dataclass
@@ -21,6 +23,6 @@ class ProjectContext:
 class ProjectContextSource(Protocol):
     """Collects context signals for a project; never raises."""
 
-    def collect(self, project_root: str) -> ProjectContext:
-        """Return the signals found under project_root (empty when none)."""
+    def collect(self, project_root: str, deadline: Optional["Deadline"] = None) -> ProjectContext:
+        """Return the signals found under project_root (empty when none); slow sources stop at the deadline."""
         ...

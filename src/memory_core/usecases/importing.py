@@ -8,6 +8,8 @@ from typing import Optional
 
 from pydantic import ValidationError
 
+from memory_core.deadline import Deadline
+from memory_core.first_import import import_marker, is_imported
 from memory_core.keyword_tiers import TieredKeywords
 from memory_core.knowledge import KnowledgeEntry
 from memory_core.legacy import deduplicate
@@ -16,6 +18,7 @@ from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 
 LOCAL_BANK = os.path.join("docs", "knowledge-bank")
+IMPORT_BATCH = 100  # entries per committed transaction: an interrupted import keeps every finished batch
 
 
 @dataclass
@@ -30,6 +33,13 @@ class ImportReport:
     deleted: int = 0
     """Entries the user deleted earlier: never brought back by an import."""
     problems: list[str] = field(default_factory=list)
+    remaining: int = 0
+    """Parsed entries not imported yet because the deadline came first (a later run resumes)."""
+
+    @property
+    def complete(self) -> bool:
+        """True when every parsed entry was handled."""
+        return self.remaining == 0
 
     @property
     def total(self) -> int:
@@ -52,15 +62,38 @@ class ImportKnowledgeBank:
         self._clock = clock
         self._keywords = keywords
 
-    def run(self, project_root: str, global_store: str) -> ImportReport:
-        """Import local `docs/knowledge-bank/*.md` and `global_store/*.md`."""
+    def imported(self, project_root: str) -> bool:
+        """Whether this project's knowledge bank was fully imported into a non-empty store."""
+        return is_imported(self._store, project_root)
+
+    def run(self, project_root: str, global_store: str, deadline: Optional[Deadline] = None,
+            batch_size: int = IMPORT_BATCH) -> ImportReport:
+        """Import local `docs/knowledge-bank/*.md` and `global_store/*.md` in committed batches (local first).
+
+        With a deadline, batches stop once it passed (the first batch always runs, so every call makes
+        progress); re-running resumes, because entries already stored are left unchanged."""
         parsed = read_sources(self._reader, project_root, global_store)
         unique = deduplicate(parsed)
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = os.path.basename(os.path.abspath(project_root))
         now = self._clock.now()
+        size = max(1, batch_size)
+        for start in range(0, len(unique), size):
+            if start and deadline is not None and deadline.expired():
+                report.remaining = len(unique) - start
+                break
+            items = self._drafts(unique[start:start + size], project, report)
+            for outcome in self._store.import_entries(items, now):
+                setattr(report, outcome.status, getattr(report, outcome.status) + 1)
+        if report.complete:
+            self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        return report
+
+    def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport) -> list:
+        """Validated drafts; keywords are generated only for entries the store does not already label."""
+        labelled = {e.id for e in self._store.get_many([k.entry_id for k in batch]) if e.keywords}
         items = []
-        for entry in unique:
+        for entry in batch:
             try:
                 draft = entry.to_draft(project if entry.origin == "local" else None)
             except ValidationError as exc:
@@ -68,10 +101,8 @@ class ImportKnowledgeBank:
                 field_name = exc.errors()[0]["loc"][0] if exc.errors() else "entry"
                 report.problems.append(f"skipped '{entry.name}' ({entry.category}): invalid {field_name}")
                 continue
-            if self._keywords is not None and not draft.keywords:
+            if self._keywords is not None and not draft.keywords and entry.entry_id not in labelled:
                 draft = draft.model_copy(update={"keywords": self._keywords.generate(
                     draft.name, draft.description, draft.reasoning, draft.category)})
             items.append((draft, entry.last_observed))
-        for outcome in self._store.import_entries(items, now):
-            setattr(report, outcome.status, getattr(report, outcome.status) + 1)
-        return report
+        return items

@@ -78,7 +78,14 @@ class RetrieveAndRank:
         """Retrieve candidates for the query and return the category-balanced selection."""
         stats = self._store.ranking_stats()
         vector_scores, vector = self._vector_scores(context_query, stats)
-        keyword_scores, keyword = self._keyword_scores(context_query)
+        keyword_scores, keyword = self.keyword_signal(context_query)
+        return self.rank(context_query, stats, (vector_scores, vector), (keyword_scores, keyword), limit)
+
+    def rank(self, context_query: Optional[str], stats: list[EntryStats],
+             vectors: tuple[dict[str, float], SignalReport],
+             keywords: tuple[dict[str, float], SignalReport], limit: int) -> Retrieval:
+        """Combine signals already computed into the final scores and the category-balanced selection."""
+        (vector_scores, vector), (keyword_scores, keyword) = vectors, keywords
         scores, used = final_scores(stats, vector_scores, keyword_scores, self._weights, self._clock.now())
         chosen = select_by_scores(stats, scores, _ID, _CATEGORY, limit)
         entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
@@ -102,7 +109,7 @@ class RetrieveAndRank:
         if category is not None:
             stats = [s for s in stats if s.category == category]
         vector_scores, vector = self._vector_scores(query, stats)
-        keyword_scores, keyword = self._keyword_scores(query)
+        keyword_scores, keyword = self.keyword_signal(query)
         wanted = {s.id for s in stats}
         vector_scores = {k: v for k, v in vector_scores.items() if k in wanted}
         keyword_scores = {k: v for k, v in keyword_scores.items() if k in wanted}
@@ -134,7 +141,8 @@ class RetrieveAndRank:
         matches = sum(1 for s in scores.values() if s > 0)
         return scores, SignalReport(ran=True, matches=matches)
 
-    def _keyword_scores(self, query: Optional[str]) -> tuple[dict[str, float], SignalReport]:
+    def keyword_signal(self, query: Optional[str]) -> tuple[dict[str, float], SignalReport]:
+        """BM25 scores of the sanitised query from the keyword index, with a report of what happened."""
         if query is None:
             return {}, SignalReport(reason="no context signals")
         index = self._keyword_index

@@ -1,0 +1,47 @@
+"""One shell for every session start: settings, store, limit and the deadline, then `run_injection`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Callable, Optional
+
+from memory_core.deadline import Deadline
+
+
+def session_deadline(process_start: bool) -> Deadline:
+    """The session's deadline: counted from the start of the process for the hook processes (the interpreter's
+    start-up and imports count too), from now for in-process callers."""
+    from memory_adapters.system_clock import SystemTicker, process_started_at
+    from memory_apps.injection import SESSION_DEADLINE_S
+
+    ticker = SystemTicker()
+    start = process_started_at() if process_start else ticker.monotonic()
+    return Deadline(ticker, start + SESSION_DEADLINE_S)
+
+
+def answer_session(project_root: str, global_store: Optional[str], limit: Optional[int], deadline: Deadline,
+                   emit: Callable[[str], None]) -> str:
+    """Load the project's settings, run the session start and hand the block to `emit` (once); never raises."""
+    emitted: list[str] = []
+
+    def emit_once(block: str) -> None:
+        if not emitted:
+            emitted.append(block)
+            emit(block)
+
+    try:
+        from memory_apps.config import load_config
+        from memory_apps.container_config import default_global_store
+        from memory_apps.hook_wiring import HookWiring
+        from memory_apps.injection import InjectRequest, run_injection
+
+        settings = load_config(project_root)
+        store = os.path.expanduser(global_store) if global_store else default_global_store()
+        request = InjectRequest(project_root, store, settings.injection_limit if limit is None else limit)
+        return run_injection(request, settings, lambda: HookWiring(settings, store), deadline, emit_once)
+    except BaseException as exc:  # noqa: BLE001 - a session start must never crash its hook
+        if not isinstance(exc, KeyboardInterrupt):
+            print(f"iflow-memory: injection failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        emit_once("")
+        return emitted[0] if emitted else ""

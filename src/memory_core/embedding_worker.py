@@ -1,0 +1,106 @@
+"""The session start's only worker thread: it embeds the query, then documents, while the main thread reads.
+
+The main thread never joins it: it waits for results until its deadline and moves on without them. The
+thread is a daemon, so an embedder that never answers cannot keep the process alive.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Optional, Sequence
+
+from memory_core.ports.embedder import Embedder
+
+DOCUMENT_BATCH = 8  # small batches: the main thread can take what is done at any moment
+
+
+class EmbeddingWorker:
+    """Embeds one query and then any documents handed to it, on one background thread."""
+
+    def __init__(self, embedder: Embedder, batch_size: int = DOCUMENT_BATCH) -> None:
+        self._embedder = embedder
+        self._batch_size = max(1, batch_size)
+        self._lock = threading.Lock()
+        self._documents: list[tuple[str, str]] = []
+        self._embedded: list[tuple[str, list[float]]] = []
+        self._more = threading.Event()
+        self._closed = False
+        self._stopped = False
+        self.query_done = threading.Event()
+        self.documents_done = threading.Event()
+        self.query_vector: Optional[list[float]] = None
+        self.error: Optional[BaseException] = None
+        self._thread: Optional[threading.Thread] = None
+
+    def start(self, query: Optional[str]) -> None:
+        """Start the thread; it embeds `query` first (None: no query, documents only)."""
+        self._thread = threading.Thread(target=self._run, args=(query,), name="iflow-memory-embed", daemon=True)
+        self._thread.start()
+
+    def add_documents(self, documents: Sequence[tuple[str, str]]) -> None:
+        """Queue (entry id, text) pairs to embed after the query."""
+        with self._lock:
+            self._documents.extend(documents)
+        self._more.set()
+
+    def close(self) -> None:
+        """No more documents will come: the thread ends once the queue is empty."""
+        with self._lock:
+            self._closed = True
+        self._more.set()
+
+    def stop(self) -> None:
+        """Embed no further batch (the current one may still finish, unseen)."""
+        with self._lock:
+            self._stopped = True
+            self._closed = True
+        self._more.set()
+
+    def take_embedded(self) -> list[tuple[str, list[float]]]:
+        """The documents embedded so far and not taken yet."""
+        with self._lock:
+            done, self._embedded = self._embedded, []
+        return done
+
+    def _run(self, query: Optional[str]) -> None:
+        try:
+            if query is not None:
+                try:
+                    self.query_vector = self._embedder.embed_query(query)
+                except BaseException as exc:  # noqa: BLE001 - reported to the main thread, never raised here
+                    self.error = exc
+                    return
+                finally:
+                    self.query_done.set()
+            self._embed_documents()
+        finally:
+            self.query_done.set()
+            self.documents_done.set()
+
+    def _next_batch(self) -> Optional[list[tuple[str, str]]]:
+        while True:
+            with self._lock:
+                if self._stopped:
+                    return None
+                if self._documents:
+                    batch, self._documents = self._documents[:self._batch_size], self._documents[self._batch_size:]
+                    return batch
+                if self._closed:
+                    return None
+                self._more.clear()
+            self._more.wait()
+
+    def _embed_documents(self) -> None:
+        while True:
+            batch = self._next_batch()
+            if batch is None:
+                return
+            try:
+                vectors = self._embedder.embed_documents([text for _, text in batch])
+            except BaseException as exc:  # noqa: BLE001 - what was embedded so far is kept
+                self.error = exc
+                return
+            with self._lock:
+                if self._stopped:
+                    return
+                self._embedded.extend((entry_id, vector) for (entry_id, _), vector in zip(batch, vectors))

@@ -1,0 +1,289 @@
+"""Session start: the one use case behind the hook, `iflow-memory inject` and the injector.
+
+One deadline bounds every stage. The stages run in an order that always keeps an answer ready: the slow
+query embedding starts first on the one worker thread, the database's keyword + prominence ranking is
+computed while it runs, and the session waits for the model (or a provider, or a big vector load) only
+until the deadline. What did not finish is left out, named in the answer, and finished in the background
+by one process.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
+
+from memory_core.context_query import compose_context_query
+from memory_core.deadline import Deadline
+from memory_core.embedding import document_text, vector_bytes
+from memory_core.embedding_worker import EmbeddingWorker
+from memory_core.errors import DatabaseCorrupt, StorageError
+from memory_core.ports.clock import Clock
+from memory_core.ports.context_source import ProjectContextSource
+from memory_core.ports.embedder import Embedder
+from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK, SharedWork
+from memory_core.ports.vector_index import VectorIndex
+from memory_core.records import EntryStats
+from memory_core.space import EmbeddingSpace, pin_space, pinned_space
+from memory_core.first_import import is_imported
+from memory_core.usecases.retrieve import Retrieval, RetrieveAndRank, SignalReport
+
+if TYPE_CHECKING:  # the importer (and pydantic behind it) loads only for a project's first sessions
+    from memory_core.usecases.importing import ImportKnowledgeBank, ImportReport
+
+RANK_RESERVE_S = 0.25
+"""Kept free after the last wait: scoring, selection, rendering and printing."""
+IMPORT_RESERVE_S = 0.8
+"""A first-run import stops this long before the deadline, so the ranking still runs."""
+INLINE_DOCUMENTS = 64
+"""Entries without a vector that a session embeds itself when it loads the model anyway."""
+INLINE_EMBED_WAIT_S = 0.6
+"""How long a session waits for those once its query vector is ready."""
+
+SEMANTIC, DEGRADED, OFF = "semantic", "degraded", "off"
+
+
+@dataclass
+class SessionRequest:
+    """Which project, which global store, how many entries."""
+
+    project_root: str
+    global_store: str
+    limit: int
+
+
+@dataclass
+class SessionAnswer:
+    """The ranked selection, which step produced it and why, and what was left to the background."""
+
+    retrieval: Retrieval
+    step: str
+    """`semantic` (meaning + keywords + prominence), `degraded` (the vector step did not finish or failed:
+    keywords + prominence) or `off` (no vectors to compare: keywords + prominence)."""
+    import_report: Optional["ImportReport"] = None
+    import_elsewhere: bool = False
+    """Another process is importing this project's knowledge bank right now."""
+    background: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        """Why vectors were not used ('' when they were)."""
+        return "" if self.retrieval.vector.ran else self.retrieval.vector.reason
+
+
+@dataclass
+class _VectorWork:
+    """What the vector step has in hand at the moment the session must decide."""
+
+    query_vector: Optional[list[float]] = None
+    cached: bool = False
+    fresh: list[tuple[str, list[float]]] = field(default_factory=list)
+    failure: str = ""
+    index_ready: bool = False
+
+
+class SessionStart:
+    """Answers a session start within a deadline with the best ranking it can finish."""
+
+    def __init__(self, store, retrieve: RetrieveAndRank, importer: Callable[[], "ImportKnowledgeBank"],
+                 context_source: ProjectContextSource, shared_work: SharedWork, clock: Clock,
+                 embedder: Optional[Embedder] = None, vector_index: Optional[VectorIndex] = None,
+                 embedder_problem: str = "no embedding provider configured") -> None:
+        self._store = store
+        self._retrieve = retrieve
+        self._importer = importer
+        self._context_source = context_source
+        self._shared = shared_work
+        self._clock = clock
+        self._embedder = embedder
+        self._index = vector_index
+        self._embedder_problem = embedder_problem
+        self._held: list[str] = []
+
+    def run(self, request: SessionRequest, deadline: Deadline) -> SessionAnswer:
+        """Import what fits, rank by every signal that finishes before the deadline, hand the rest over."""
+        try:
+            return self._run(request, deadline)
+        finally:
+            for task in self._held:
+                self._shared.release(task)
+            self._held = []
+
+    def record_recalls(self, shown_ids: Sequence[str]) -> None:
+        """Count a recall for every entry the session really showed (call once, after printing)."""
+        if shown_ids:
+            self._store.record_recall(list(shown_ids), self._clock.now())
+
+    # -- the stages, in order ------------------------------------------------------------------------------------
+    def _run(self, request: SessionRequest, deadline: Deadline) -> SessionAnswer:
+        query = compose_context_query(self._context_source.collect(request.project_root, deadline))
+        space = pinned_space(self._store)
+        work = _VectorWork()
+        worker = self._start_query(query, space, work)
+        import_report, elsewhere = self._first_import(request, deadline.earlier(IMPORT_RESERVE_S))
+        if worker is not None:
+            self._queue_pending(worker, space)
+        stats = self._store.ranking_stats()
+        keywords = self._retrieve.keyword_signal(query)
+        decide_by = deadline.earlier(RANK_RESERVE_S)
+        if self._index is not None and query is not None and hasattr(self._index, "prepare"):
+            work.index_ready = self._index.prepare(decide_by)
+        elif self._index is not None:
+            work.index_ready = True
+        if worker is not None:
+            self._collect(worker, work, decide_by)
+        if work.fresh:
+            self._store_fresh(work.fresh, space)
+            fresh_ids = {entry_id for entry_id, _ in work.fresh}
+            stats = [s._replace(has_embedding=True) if s.id in fresh_ids else s for s in stats]
+        vectors = self._vector_signal(query, stats, work)
+        retrieval = self._retrieve.rank(query, stats, vectors, keywords, request.limit)
+        answer = SessionAnswer(retrieval=retrieval, step=self._step(vectors[1], work),
+                               import_report=import_report, import_elsewhere=elsewhere)
+        if work.query_vector is not None and not work.cached and query is not None:
+            self._remember_query(query, work.query_vector)
+        answer.background = self._hand_over(request, answer, work)
+        return answer
+
+    def _claim(self, task: str) -> bool:
+        if self._shared.claim(task):
+            self._held.append(task)
+            return True
+        return False
+
+    def _release(self, task: str) -> None:
+        if task in self._held:
+            self._held.remove(task)
+            self._shared.release(task)
+
+    def _start_query(self, query: Optional[str], space: Optional[EmbeddingSpace],
+                     work: _VectorWork) -> Optional[EmbeddingWorker]:
+        """Use the cached query vector, or start embedding the query on the worker thread right away."""
+        if query is None or self._embedder is None:
+            return None
+        mine = EmbeddingSpace.of(self._embedder)
+        if space is not None and space != mine:
+            return None  # the stored vectors are of another space: nothing to compare a query with
+        cache = getattr(self._store, "cached_query_vector", None)
+        if cache is not None and space is not None:
+            try:
+                cached = cache(space.label, query)
+            except StorageError:
+                cached = None
+            if cached is not None and len(cached) == mine.dimensions:
+                work.query_vector, work.cached = cached, True
+                return None
+        worker = EmbeddingWorker(self._embedder)
+        worker.start(query)
+        return worker
+
+    def _first_import(self, request: SessionRequest, deadline: Deadline) -> tuple[Optional["ImportReport"], bool]:
+        """The first session of a project imports its markdown: what fits now, the rest in the background."""
+        if is_imported(self._store, request.project_root):
+            return None, False
+        task = f"{IMPORT_TASK}:{os.path.abspath(request.project_root)}"
+        if not self._claim(task):
+            return None, True  # another session or the background run is importing it right now
+        try:
+            return self._importer().run(request.project_root, request.global_store, deadline=deadline), False
+        except DatabaseCorrupt:
+            raise
+        except StorageError:
+            return None, True  # busy: reading still works; the background run imports it
+        finally:
+            self._release(task)
+
+    def _queue_pending(self, worker: EmbeddingWorker, space: Optional[EmbeddingSpace]) -> None:
+        """The model is loading anyway: embed a few entries that have no vector yet (one session at a time)."""
+        if not self._claim(VECTORS_TASK):
+            worker.close()
+            return
+        ids = self._store.pending_ids(INLINE_DOCUMENTS)
+        entries = self._store.get_many(ids) if ids else []
+        worker.add_documents([(e.id, document_text(e.name, e.description, e.reasoning, e.keywords))
+                              for e in entries])
+        worker.close()
+
+    def _collect(self, worker: EmbeddingWorker, work: _VectorWork, decide_by: Deadline) -> None:
+        """Wait for the query vector until the deadline, then briefly for the inline documents."""
+        if not decide_by.wait(worker.query_done):
+            worker.stop()
+            name = getattr(self._embedder, "provider_name", "embedding")
+            work.failure = f"query embedding ({name}) not finished by the deadline"
+            return
+        if worker.query_vector is None:
+            work.failure = f"query embedding failed: {type(worker.error).__name__}"
+            return
+        work.query_vector = worker.query_vector
+        soon = Deadline(decide_by.ticker, min(decide_by.expires_at, decide_by.ticker.monotonic() + INLINE_EMBED_WAIT_S))
+        soon.wait(worker.documents_done)
+        worker.stop()
+        work.fresh = worker.take_embedded()
+
+    def _store_fresh(self, fresh: list[tuple[str, list[float]]], space: Optional[EmbeddingSpace]) -> None:
+        """Keep the vectors embedded inline (pinning the space of a new database); a busy database only warns."""
+        try:
+            if space is None:
+                pin_space(self._store, EmbeddingSpace.of(self._embedder))
+            setter = getattr(self._store, "set_vectors", None)
+            items = [(entry_id, vector_bytes(vector)) for entry_id, vector in fresh]
+            if setter is not None:
+                setter(items)
+            else:
+                for entry_id, blob in items:
+                    self._store.set_vector(entry_id, blob)
+        except StorageError:
+            pass  # used for this session all the same; the background run stores them again
+
+    def _vector_signal(self, query: Optional[str], stats: list[EntryStats],
+                       work: _VectorWork) -> tuple[dict[str, float], SignalReport]:
+        if query is None:
+            return {}, SignalReport(reason="no context signals")
+        if self._embedder is None or self._index is None:
+            return {}, SignalReport(reason=self._embedder_problem)
+        space = pinned_space(self._store)
+        mine = EmbeddingSpace.of(self._embedder)
+        if space is not None and space != mine:
+            return {}, SignalReport(reason=f"stored vectors are {space.label}, provider is {mine.label}")
+        if space is None or not any(s.has_embedding for s in stats):
+            return {}, SignalReport(reason=work.failure or "no entry has a vector yet")
+        if work.query_vector is None:
+            return {}, SignalReport(reason=work.failure or "no query vector")
+        if not work.index_ready:
+            return {}, SignalReport(reason="stored vectors not loaded by the deadline (vector cache rebuilding)")
+        scores = self._index.similarities(work.query_vector)
+        for entry_id, vector in work.fresh:
+            scores[entry_id] = math.fsum(a * b for a, b in zip(work.query_vector, vector))
+        return scores, SignalReport(ran=True, matches=sum(1 for s in scores.values() if s > 0))
+
+    def _step(self, report: SignalReport, work: _VectorWork) -> str:
+        if report.ran:
+            return SEMANTIC
+        slow = work.failure or (self._index is not None and work.query_vector is not None and not work.index_ready)
+        return DEGRADED if slow else OFF
+
+    def _remember_query(self, query: str, vector: list[float]) -> None:
+        remember = getattr(self._store, "cache_query_vector", None)
+        space = pinned_space(self._store)
+        if remember is None or space is None:
+            return
+        try:
+            remember(space.label, query, vector)
+        except StorageError:
+            pass  # the next session embeds the query again
+
+    def _hand_over(self, request: SessionRequest, answer: SessionAnswer, work: _VectorWork) -> bool:
+        """Start the background run when this session left work undone (and nobody is doing it already)."""
+        report = answer.import_report
+        unfinished_import = answer.import_elsewhere or (report is not None and not report.complete)
+        pending = answer.retrieval.pending_embeddings > 0 and self._embedder is not None
+        if self._embedder is not None and pinned_space(self._store) is None and answer.retrieval.total:
+            pending = True  # a new database whose entries have no vector yet
+        stale = bool(work.fresh) or (self._index is not None and not getattr(self._index, "cache_fresh", True))
+        if not (unfinished_import or pending or stale):
+            return False
+        for task in list(self._held):
+            self._release(task)
+        return self._shared.finish_in_background(request.project_root)
