@@ -60,6 +60,7 @@ class InMemoryEntryStore:
         self.deleted_ids: set[str] = set()
         self.vectors_by_id: dict[str, bytes] = {}
         self.staged_by_id: dict[str, bytes] = {}
+        self.query_vectors: dict[tuple[str, str], list[float]] = {}
         self._keyword_search = keyword_search
 
     def upsert(self, draft: EntryDraft, now: datetime) -> UpsertOutcome:
@@ -167,6 +168,15 @@ class InMemoryEntryStore:
         """Ids without a vector."""
         return [i for i in self.entries if i not in self.vectors_by_id][:limit]
 
+    def cached_query_vector(self, space: str, query: str) -> Optional[list[float]]:
+        """The remembered query vector of this space, or None."""
+        return self.query_vectors.get((space, query))
+
+    def cache_query_vector(self, space: str, query: str, vector: Sequence[float]) -> None:
+        """Remember a query vector, forgetting other spaces' ones."""
+        self.query_vectors = {k: v for k, v in self.query_vectors.items() if k[0] == space}
+        self.query_vectors[(space, query)] = list(vector)
+
     # -- StagingVectorStore (same semantics as SqliteEntryStore's) ----------------------------
     def start_staging(self, space) -> None:
         """Forget every staged vector and record the space being built."""
@@ -272,7 +282,7 @@ class FakeContextSource:
     def __init__(self, context: Optional[ProjectContext] = None) -> None:
         self.context = context or ProjectContext()
 
-    def collect(self, project_root: str) -> ProjectContext:
+    def collect(self, project_root: str, deadline=None) -> ProjectContext:
         """Return the fixed context."""
         return self.context
 
@@ -288,6 +298,37 @@ class FakeKnowledgeBankReader:
         return [e.model_copy(update={"origin": origin}) for e in self.entries.get(directory, [])]
 
 
+class FakeSharedWork:
+    """SharedWork in memory: leases other processes hold are listed in `held_elsewhere`."""
+
+    def __init__(self, held_elsewhere: Iterable[str] = ()) -> None:
+        self.held_elsewhere = set(held_elsewhere)
+        self.held: set[str] = set()
+        self.claims: list[str] = []
+        self.background_runs: list[str] = []
+
+    def claim(self, task: str) -> bool:
+        """Take a lease unless another process holds it."""
+        self.claims.append(task)
+        if any(task == t or task.startswith(t + ":") for t in self.held_elsewhere):
+            return False
+        self.held.add(task)
+        return True
+
+    def release(self, task: str) -> None:
+        """Give a lease back."""
+        self.held.discard(task)
+
+    def busy(self, task: str) -> bool:
+        """True when another process holds the lease."""
+        return task in self.held_elsewhere
+
+    def finish_in_background(self, project_root: str) -> bool:
+        """Record the request for a background run."""
+        self.background_runs.append(project_root)
+        return True
+
+
 def pack(vector: Sequence[float]) -> bytes:
     """Little-endian float32 bytes, as the SQLite store keeps them."""
     import struct
@@ -295,5 +336,5 @@ def pack(vector: Sequence[float]) -> bytes:
     return struct.pack(f"<{len(vector)}f", *vector)
 
 
-__all__ = ["FakeClock", "FakeContextSource", "FakeEmbedder", "FakeKnowledgeBankReader", "FakeTicker",
+__all__ = ["FakeClock", "FakeContextSource", "FakeEmbedder", "FakeKnowledgeBankReader", "FakeSharedWork", "FakeTicker",
            "FakeVectorIndex", "InMemoryEntryStore", "T0", "pack", "sanitise_fts_query"]

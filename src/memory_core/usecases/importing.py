@@ -77,17 +77,35 @@ class ImportKnowledgeBank:
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = os.path.basename(os.path.abspath(project_root))
         now = self._clock.now()
+        todo = self._not_yet_stored(unique, report)
         size = max(1, batch_size)
-        for start in range(0, len(unique), size):
+        for start in range(0, len(todo), size):
             if start and deadline is not None and deadline.expired():
-                report.remaining = len(unique) - start
+                report.remaining = len(todo) - start
                 break
-            items = self._drafts(unique[start:start + size], project, report)
+            items = self._drafts(todo[start:start + size], project, report)
             for outcome in self._store.import_entries(items, now):
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
         if report.complete:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
         return report
+
+    def _not_yet_stored(self, entries: list[KnowledgeEntry], report: ImportReport) -> list[KnowledgeEntry]:
+        """Entries an import would change; the others count as unchanged without a write, so a resumed import
+        starts where the last one stopped."""
+        stored: dict[str, object] = {}
+        for start in range(0, len(entries), 500):
+            stored.update((e.id, e) for e in self._store.get_many([k.entry_id for k in entries[start:start + 500]]))
+        todo = []
+        for entry in entries:
+            known = stored.get(entry.entry_id)
+            could_label = bool(entry.keywords) or self._keywords is not None
+            if known is None or entry.observation_count > known.observation_count or (
+                    could_label and not known.keywords):
+                todo.append(entry)
+            else:
+                report.unchanged += 1
+        return todo
 
     def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport) -> list:
         """Validated drafts; keywords are generated only for entries the store does not already label."""
