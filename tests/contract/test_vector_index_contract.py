@@ -117,3 +117,78 @@ class TestFakeVectorIndex(VectorIndexContract):
 
     def make_index(self, store, dimensions):
         return FakeVectorIndex(store, dimensions)
+
+
+class TestNumpyVectorIndexCache:
+    """The flat cache file: session starts only read it, and nothing half-written outlives its writer."""
+
+    def stored(self, tmp_path, count: int = 5):
+        store = SqliteEntryStore(path=str(tmp_path / "memory.db"))
+        for i in range(count):
+            draft = EntryDraft(name=f"n{i}", description=f"entry {i}", category="patterns")
+            store.set_vector(store.upsert(draft, T0).entry_id, pack([1.0, float(i), 0.0, 0.0]))
+        return store
+
+    def test_a_read_only_index_loads_a_stale_cache_from_the_database_and_writes_nothing(self, tmp_path):
+        store = self.stored(tmp_path)
+        cache = tmp_path / "memory.db.vectors"
+        index = NumpyVectorIndex(store, DIMS, cache_path=str(cache), write_cache=False)
+        assert index.prepare() and len(index.similarities([1.0, 0.0, 0.0, 0.0])) == 5
+        assert not cache.exists() and not index.cache_fresh
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.db", "memory.db-shm", "memory.db-wal"]
+
+    def test_a_load_past_its_deadline_gives_up_and_keeps_nothing(self, tmp_path, monkeypatch):
+        import memory_adapters.numpy_vector_index as module
+        from memory_core.deadline import Deadline
+        from tests.fakes import FakeTicker
+
+        monkeypatch.setattr(module, "CHUNK_ROWS", 2)
+        store = self.stored(tmp_path, 9)
+        ticker = FakeTicker(start=0.0)
+        reads = []
+        real = store.vectors_after
+
+        def slow_chunk(rowid, limit):  # every chunk costs 0.4 s of the fake clock
+            reads.append(rowid)
+            ticker.now += 0.4
+            return real(rowid, limit)
+
+        monkeypatch.setattr(store, "vectors_after", slow_chunk)
+        index = NumpyVectorIndex(store, DIMS, cache_path=str(tmp_path / "memory.db.vectors"), write_cache=False)
+        assert index.prepare(Deadline(ticker, 1.0)) is False
+        assert len(reads) == 3, "the deadline is checked between chunks"
+        assert not (tmp_path / "memory.db.vectors").exists()
+
+    def test_temp_files_of_dead_writers_are_removed_by_the_next_rebuild(self, tmp_path):
+        import os
+        import time
+
+        from memory_adapters.numpy_vector_index import remove_abandoned_temps
+
+        store = self.stored(tmp_path)
+        cache = tmp_path / "memory.db.vectors"
+        dead = exited_pid()
+        abandoned = tmp_path / f"memory.db.vectors.tmp-{dead}"
+        abandoned.write_bytes(b"x" * 1000)
+        legacy = tmp_path / ".vectors-abc123"
+        legacy.write_bytes(b"x" * 1000)
+        old = time.time() - 3600
+        os.utime(legacy, (old, old))
+        mine = tmp_path / f"memory.db.vectors.tmp-{os.getpid()}"
+        mine.write_bytes(b"in progress")
+
+        NumpyVectorIndex(store, DIMS, cache_path=str(cache)).refresh()
+
+        assert cache.exists() and not abandoned.exists() and not legacy.exists()
+        assert remove_abandoned_temps(str(cache)) == 0
+        assert not mine.exists(), "this process's own temp file became the cache"
+
+
+def exited_pid() -> int:
+    """The pid of a process that has already exited (and been reaped)."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid

@@ -1,4 +1,4 @@
-"""`iflow-memory hook session-start` as Claude Code runs it: one JSON answer on stdout, exit 0, within 3 s.
+"""`iflow-memory hook session-start` as Claude Code runs it: one JSON answer on stdout, exit 0.
 
 Event filtering follows spec 002: startup and resume inject memory, clear and compact do not.
 """
@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -21,7 +20,6 @@ pytestmark = pytest.mark.slow
 
 DEMO_PROJECT = Path(__file__).resolve().parents[2] / "examples" / "demo-project"
 TITLE = "## Engineering Memory (from knowledge bank)"
-HOOK_BUDGET_S = 3.0
 
 
 def hook_env(home: Path, project_dir: Optional[Path] = None) -> dict:
@@ -33,15 +31,13 @@ def hook_env(home: Path, project_dir: Optional[Path] = None) -> dict:
 
 
 def run_hook(home: Path, store: Path, stdin: Optional[str], extra: Sequence[str] = (),
-             project_dir: Optional[Path] = None, cwd: Optional[Path] = None) -> tuple[subprocess.CompletedProcess, float]:
-    """Run the hook like Claude Code does; returns the process and its wall time."""
-    start = time.monotonic()
-    result = subprocess.run(
+             project_dir: Optional[Path] = None, cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
+    """Run the hook like Claude Code does (how long it takes is for benchmarks/, never asserted here)."""
+    return subprocess.run(
         [PYTHON, "-m", "memory_apps.cli", "hook", "session-start", "--global-store", str(store), *extra],
         env=hook_env(home, project_dir), cwd=str(cwd or home), input=stdin if stdin is not None else "",
         capture_output=True, text=True, timeout=TIMEOUT_S,
     )
-    return result, time.monotonic() - start
 
 
 def parse_answer(result: subprocess.CompletedProcess) -> str:
@@ -80,16 +76,11 @@ def store(tmp_path) -> Path:
     return tmp_path / "global-store"
 
 
-def assert_within_budget(seconds: float) -> None:
-    assert seconds < HOOK_BUDGET_S, f"the hook took {seconds:.2f}s; Claude Code's budget is {HOOK_BUDGET_S}s"
-
-
 @pytest.mark.parametrize("source", ["startup", "resume"])
 def test_startup_and_resume_inject_the_memory_block(isolated_home, store, demo, source):
-    result, seconds = run_hook(isolated_home, store, event(source, demo))
+    result = run_hook(isolated_home, store, event(source, demo))
 
     context = parse_answer(result)
-    assert_within_budget(seconds)
     assert context.startswith(TITLE + "\n\n"), context[:200]
     assert context.endswith("\n---\n")
     assert len(entry_headers(context)) == 12, "the whole 12-entry demo bank fits in the default limit of 20"
@@ -100,28 +91,25 @@ def test_startup_and_resume_inject_the_memory_block(isolated_home, store, demo, 
 
 
 def test_resume_after_startup_still_injects(isolated_home, store, demo):
-    first, _ = run_hook(isolated_home, store, event("startup", demo))
-    second, seconds = run_hook(isolated_home, store, event("resume", demo))
+    first = run_hook(isolated_home, store, event("startup", demo))
+    second = run_hook(isolated_home, store, event("resume", demo))
 
     assert parse_answer(first)
-    assert_within_budget(seconds)
     assert len(entry_headers(parse_answer(second))) == 12
 
 
 @pytest.mark.parametrize("source", ["clear", "compact"])
 def test_clear_and_compact_skip_injection(isolated_home, store, demo, source):
-    result, seconds = run_hook(isolated_home, store, event(source, demo))
+    result = run_hook(isolated_home, store, event(source, demo))
 
     assert parse_answer(result) == ""
-    assert_within_budget(seconds)
     assert not (store / "memory.db").exists(), "a skipped event does not even open the database"
 
 
 def test_limit_flag_caps_the_block(isolated_home, store, demo):
-    result, seconds = run_hook(isolated_home, store, event("startup", demo), extra=["--limit", "4"])
+    result = run_hook(isolated_home, store, event("startup", demo), extra=["--limit", "4"])
 
     assert len(entry_headers(parse_answer(result))) == 4
-    assert_within_budget(seconds)
 
 
 @pytest.mark.parametrize(
@@ -133,18 +121,16 @@ def test_unreadable_events_still_get_a_valid_answer(isolated_home, store, tmp_pa
     empty_project = tmp_path / "empty-project"
     empty_project.mkdir()
 
-    result, seconds = run_hook(isolated_home, store, stdin, cwd=empty_project)
+    result = run_hook(isolated_home, store, stdin, cwd=empty_project)
 
     assert parse_answer(result) == "", "no knowledge anywhere: nothing to inject"
-    assert_within_budget(seconds)
     assert "Traceback" not in result.stderr
 
 
 def test_garbage_event_falls_back_to_the_working_directory(isolated_home, store, demo):
-    result, seconds = run_hook(isolated_home, store, "not json at all", cwd=demo)
+    result = run_hook(isolated_home, store, "not json at all", cwd=demo)
 
     context = parse_answer(result)
-    assert_within_budget(seconds)
     assert len(entry_headers(context)) == 12, "an unreadable event counts as a startup in the current directory"
 
 
@@ -153,10 +139,9 @@ def test_corrupt_database_falls_back_to_markdown(isolated_home, store, demo):
     garbage = os.urandom(16384)
     (store / "memory.db").write_bytes(garbage)
 
-    result, seconds = run_hook(isolated_home, store, event("startup", demo))
+    result = run_hook(isolated_home, store, event("startup", demo))
 
     context = parse_answer(result)
-    assert_within_budget(seconds)
     assert context.startswith(TITLE)
     assert "semantic: fallback (database corrupt" in diagnostic_line(context), diagnostic_line(context)
     assert len(entry_headers(context)) == 12
@@ -167,18 +152,16 @@ def test_corrupt_database_falls_back_to_markdown(isolated_home, store, demo):
 
 
 def test_nonexistent_project_directory(isolated_home, store, tmp_path):
-    result, seconds = run_hook(isolated_home, store, event("startup", tmp_path / "does" / "not" / "exist"))
+    result = run_hook(isolated_home, store, event("startup", tmp_path / "does" / "not" / "exist"))
 
     assert parse_answer(result) == ""
-    assert_within_budget(seconds)
     assert "Traceback" not in result.stderr
 
 
 def test_bad_flag_exits_zero(isolated_home, store, demo):
-    result, seconds = run_hook(isolated_home, store, event("startup", demo), extra=["--limit", "abc"])
+    result = run_hook(isolated_home, store, event("startup", demo), extra=["--limit", "abc"])
 
     assert result.returncode == 0, result.stderr
-    assert_within_budget(seconds)
     assert "--limit" in result.stderr, "the usage error is reported on stderr"
     assert "Traceback" not in result.stderr
     if result.stdout.strip():
@@ -189,10 +172,9 @@ def test_claude_project_dir_is_honoured(isolated_home, store, demo, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
 
-    result, seconds = run_hook(isolated_home, store, event("startup", elsewhere), project_dir=demo, cwd=elsewhere)
+    result = run_hook(isolated_home, store, event("startup", elsewhere), project_dir=demo, cwd=elsewhere)
 
     context = parse_answer(result)
-    assert_within_budget(seconds)
     assert len(entry_headers(context)) == 12
     assert 'context: "csv-importer' in diagnostic_line(context)
 
@@ -201,11 +183,10 @@ def test_project_root_flag_wins_over_the_event(isolated_home, store, demo, tmp_p
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
 
-    result, seconds = run_hook(isolated_home, store, event("startup", elsewhere), extra=["--project-root", str(demo)],
+    result = run_hook(isolated_home, store, event("startup", elsewhere), extra=["--project-root", str(demo)],
                                project_dir=elsewhere)
 
     assert len(entry_headers(parse_answer(result))) == 12
-    assert_within_budget(seconds)
 
 
 def test_disabled_injection_gives_an_empty_context(isolated_home, store, demo):
@@ -213,7 +194,6 @@ def test_disabled_injection_gives_an_empty_context(isolated_home, store, demo):
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text("memory_injection_enabled: false\n", encoding="utf-8")
 
-    result, seconds = run_hook(isolated_home, store, event("startup", demo))
+    result = run_hook(isolated_home, store, event("startup", demo))
 
     assert parse_answer(result) == ""
-    assert_within_budget(seconds)

@@ -38,6 +38,9 @@ def test_hook_wiring_builds_what_the_container_builds(tmp_path):
     assert wiring.embedder_builder() is container.embedder_builder()
     assert type(wiring.context_source()) is type(container.context_source())
     assert type(wiring.importer()) is type(container.importer())
+    assert type(wiring.shared_work()) is type(container.shared_work())
+    assert wiring.shared_work().global_store == container.shared_work().global_store
+    assert type(wiring.session_start()) is type(container.session_start())
     ours.close()
     theirs.close()
 
@@ -54,7 +57,7 @@ def imported_modules(project: Path, store: Path, home: Path) -> tuple[set[str], 
     return names, result.stdout
 
 
-@pytest.mark.parametrize("provider, allowed_heavy", [("none", set()), ("local", {"numpy", "onnxruntime"})])
+@pytest.mark.parametrize("provider, allowed_heavy", [("none", set()), ("local", {"numpy"})])
 def test_a_session_start_imports_only_what_its_path_needs(tmp_path, provider, allowed_heavy):
     project, store, home = tmp_path / "project", tmp_path / "store", tmp_path / "home"
     home.mkdir()
@@ -66,10 +69,15 @@ def test_a_session_start_imports_only_what_its_path_needs(tmp_path, provider, al
     (feature / "spec.md").write_text("Parse the knowledge bank markdown and validate every header field.\n")
     first = run_injector(project, store, home)  # first session: imports the markdown (pydantic validates it)
     assert first.returncode == 0 and "## Engineering Memory" in first.stdout
+    for _ in range(5):  # a busy machine may degrade a session; once one ranks by meaning, its query is cached
+        if provider != "local" or "semantic: active" in first.stdout:
+            break
+        first = run_injector(project, store, home)
 
     names, block = imported_modules(project, store, home)
 
     assert "## Engineering Memory" in block
     assert ("semantic: active" if provider == "local" else "semantic: off") in block
     assert names & NEVER_ON_THE_HOOK_PATH == set()
-    assert names & ({"numpy", "onnxruntime"} - allowed_heavy) == set()
+    assert names & ({"numpy", "onnxruntime", "tokenizers"} - allowed_heavy) == set(), \
+        "an unchanged context reuses its cached query vector: the model is not even imported"
