@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  description="Print the engineering-memory block for a session start.",
                                  epilog=injector.EPILOG, formatter_class=fmt)
     injector.add_arguments(inject)
-    inject.set_defaults(handler=injector.inject)
+    inject.set_defaults(handler=injector.inject, fast_exit=True)  # a process of its own: leave without teardown
 
     write = commands.add_parser("write", help="store one learning from JSON",
                                 description="Store one learning in the memory database.",

@@ -1,7 +1,8 @@
 """`iflow-memory maintain`: the background run a session start leaves its unfinished work to.
 
 It finishes a project's first import, embeds every entry without a vector and rebuilds the vector cache, each
-under its lease, so concurrent sessions and runs never do the same work twice. Session starts spawn it
+under its lease, so concurrent sessions and runs never do the same work twice; then it embeds the project's
+current context query, so the next session of that context ranks by meaning without loading the model. Session starts spawn it
 detached; running it by hand is harmless.
 """
 
@@ -34,6 +35,8 @@ def maintain_command(args: argparse.Namespace) -> int:
         container = build_container(load_config(root), store_dir, project_root=root)
         done = _finish_import(container, work, root, store_dir)
         done += _finish_vectors(container, work)
+        if container.session_start().warm_query_vector(root):
+            done.append("query vector of the current context cached")
     except StorageError as exc:
         print(f"iflow-memory: database error: {exc}", file=sys.stderr)
         return 2
@@ -77,8 +80,9 @@ def add_command(commands, fmt) -> None:
     maintain = commands.add_parser(
         "maintain", help="finish background work: first import, pending vectors, vector cache",
         description="Finish what session starts leave to the background: the rest of a project's first "
-                    "import, vectors for entries without one, and the vector cache file. Session starts run "
-                    "it detached; one run per project at a time (see `iflow-memory doctor`).",
+                    "import, vectors for entries without one, the vector cache file, and the query vector of "
+                    "the project's current context. Session starts run it detached; one run per project at a "
+                    "time (see `iflow-memory doctor`).",
         formatter_class=fmt,
         epilog="example:\n  iflow-memory maintain --project-root .\n\n"
                "exit status: 0 done (or another run is doing it), 2 database error")

@@ -6,12 +6,25 @@ thread is a daemon, so an embedder that never answers cannot keep the process al
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from typing import Optional, Sequence
 
 from memory_core.ports.embedder import Embedder
 
 DOCUMENT_BATCH = 8  # small batches: the main thread can take what is done at any moment
+EXIT_GRACE_S = 10.0
+_running: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
+
+
+@atexit.register
+def _let_workers_finish() -> None:
+    """A host process that exits normally lets an abandoned model load finish first: native code still running
+    in a daemon thread while the interpreter tears down can abort the process. (Hook processes leave with
+    os._exit and skip this.)"""
+    for thread in list(_running):
+        thread.join(EXIT_GRACE_S)
 
 
 class EmbeddingWorker:
@@ -36,6 +49,7 @@ class EmbeddingWorker:
         """Start the thread; it embeds `query` first (None: no query, documents only)."""
         self._thread = threading.Thread(target=self._run, args=(query,), name="iflow-memory-embed", daemon=True)
         self._thread.start()
+        _running.add(self._thread)
 
     def add_documents(self, documents: Sequence[tuple[str, str]]) -> None:
         """Queue (entry id, text) pairs to embed after the query."""

@@ -348,3 +348,24 @@ def test_fresh_vectors_score_like_stored_ones():
     assert inline.step == later.step == SEMANTIC
     assert {r.entry.id: round(r.score, 5) for r in inline.retrieval.selected} == \
         {r.entry.id: round(r.score, 5) for r in later.retrieval.selected}
+
+
+def test_after_a_late_query_the_background_run_caches_it_and_the_next_session_needs_no_model(blocking):
+    """A machine too busy to load the model in time: the session degrades and hands the query to the background
+    run, which embeds it; the next session of the same context ranks by meaning without the model."""
+    session = Session(embedder=blocking)
+    stored(session.store, 30, FakeEmbedder(dimensions=32))
+    session.store.set_metadata(f"imported:{ROOT}", "x")
+
+    late = session.run()
+    assert late.step == DEGRADED and session.shared.background_runs == [ROOT]
+
+    background = Session(store=session.store, embedder=FakeEmbedder(dimensions=32))
+    assert background.use_case.warm_query_vector(ROOT) is True
+    assert background.use_case.warm_query_vector(ROOT) is False, "already cached: nothing to do"
+    calls_before = len(blocking.calls)
+    following = Session(store=session.store, embedder=blocking)
+    answer = following.run()
+
+    assert answer.step == SEMANTIC
+    assert len(blocking.calls) == calls_before, "the model was not asked again"

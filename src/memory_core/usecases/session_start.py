@@ -111,6 +111,18 @@ class SessionStart:
                 self._shared.release(task)
             self._held = []
 
+    def warm_query_vector(self, project_root: str) -> bool:
+        """Embed and remember the project's current context query (the background run does this after a
+        session whose model did not load in time, so the next session of that context needs no model)."""
+        query = compose_context_query(self._context_source.collect(project_root))
+        space = pinned_space(self._store)
+        if query is None or self._embedder is None or space is None or space != EmbeddingSpace.of(self._embedder):
+            return False
+        if self._store.cached_query_vector(space.label, query) is not None:
+            return False
+        self._store.cache_query_vector(space.label, query, self._embedder.embed_query(query))
+        return True
+
     def record_recalls(self, shown_ids: Sequence[str]) -> None:
         """Count a recall for every entry the session really showed (call once, after printing)."""
         if shown_ids:
@@ -282,7 +294,8 @@ class SessionStart:
         if self._embedder is not None and pinned_space(self._store) is None and answer.retrieval.total:
             pending = True  # a new database whose entries have no vector yet
         stale = bool(work.fresh) or (self._index is not None and not getattr(self._index, "cache_fresh", True))
-        if not (unfinished_import or pending or stale):
+        late_query = bool(work.failure) and work.query_vector is None  # the background run embeds it for next time
+        if not (unfinished_import or pending or stale or late_query):
             return False
         for task in list(self._held):
             self._release(task)
