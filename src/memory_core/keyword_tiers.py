@@ -97,7 +97,7 @@ class TieredKeywords:
                 done.set()
 
         # One thread per call, never joined: an abandoned tier finishes (or hangs) on its own.
-        threading.Thread(target=call, name=f"keyword-tier-{tier.name}").start()
+        threading.Thread(target=call, name=f"keyword-tier-{tier.name}", daemon=True).start()  # never outlives the app
         if not self._ticker.wait(done, self._timeout_s):
             print(f"iflow-memory: keyword tier {tier.name} timed out", file=sys.stderr)
             return None

@@ -22,8 +22,9 @@ from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.ports.clock import Clock
 from memory_core.ports.context_source import ProjectContextSource
 from memory_core.ports.embedder import Embedder
+from memory_core.ports.query_vector_cache import QueryVectorCache
 from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK, SharedWork
-from memory_core.ports.vector_index import VectorIndex
+from memory_core.ports.vector_index import PreparableVectorIndex, VectorIndex
 from memory_core.records import EntryStats
 from memory_core.space import EmbeddingSpace, pin_space, pinned_space
 from memory_core.first_import import is_imported
@@ -65,7 +66,7 @@ class SessionAnswer:
     import_elsewhere: bool = False
     """Another process is importing this project's knowledge bank right now."""
     background: bool = False
-    notes: list[str] = field(default_factory=list)
+    """A background run was started for what this session left undone."""
 
     @property
     def reason(self) -> str:
@@ -116,7 +117,8 @@ class SessionStart:
         session whose model did not load in time, so the next session of that context needs no model)."""
         query = compose_context_query(self._context_source.collect(project_root))
         space = pinned_space(self._store)
-        if query is None or self._embedder is None or space is None or space != EmbeddingSpace.of(self._embedder):
+        if (query is None or self._embedder is None or space is None or space != EmbeddingSpace.of(self._embedder)
+                or not isinstance(self._store, QueryVectorCache)):
             return False
         if self._store.cached_query_vector(space.label, query) is not None:
             return False
@@ -140,7 +142,7 @@ class SessionStart:
         stats = self._store.ranking_stats()
         keywords = self._retrieve.keyword_signal(query)
         decide_by = deadline.earlier(RANK_RESERVE_S)
-        if self._index is not None and query is not None and hasattr(self._index, "prepare"):
+        if isinstance(self._index, PreparableVectorIndex) and query is not None:
             work.index_ready = self._index.prepare(decide_by)
         elif self._index is not None:
             work.index_ready = True
@@ -178,10 +180,9 @@ class SessionStart:
         mine = EmbeddingSpace.of(self._embedder)
         if space is not None and space != mine:
             return None  # the stored vectors are of another space: nothing to compare a query with
-        cache = getattr(self._store, "cached_query_vector", None)
-        if cache is not None and space is not None:
+        if isinstance(self._store, QueryVectorCache) and space is not None:
             try:
-                cached = cache(space.label, query)
+                cached = self._store.cached_query_vector(space.label, query)
             except StorageError:
                 cached = None
             if cached is not None and len(cached) == mine.dimensions:
@@ -277,12 +278,11 @@ class SessionStart:
         return DEGRADED if slow else OFF
 
     def _remember_query(self, query: str, vector: list[float]) -> None:
-        remember = getattr(self._store, "cache_query_vector", None)
         space = pinned_space(self._store)
-        if remember is None or space is None:
+        if not isinstance(self._store, QueryVectorCache) or space is None:
             return
         try:
-            remember(space.label, query, vector)
+            self._store.cache_query_vector(space.label, query, vector)
         except StorageError:
             pass  # the next session embeds the query again
 
