@@ -19,6 +19,7 @@ from memory_core.selection import select_by_scores
 from memory_core.space import EmbeddingSpace, pinned_space
 
 KEYWORD_CANDIDATES = 500
+NO_VECTORS_YET = "no entry has a vector yet"
 _ID, _CATEGORY = attrgetter("id"), attrgetter("category")
 
 
@@ -123,17 +124,24 @@ class RetrieveAndRank:
         return Retrieval(selected=selected, total=len(stats), context_query=query, vector=vector,
                          keyword=keyword, weights=used)
 
-    def _vector_scores(self, query: Optional[str], entries: list[EntryStats]) -> tuple[dict[str, float], SignalReport]:
+    def vector_blocker(self, query: Optional[str], entries: list[EntryStats]) -> Optional[str]:
+        """Why the query cannot be compared with stored vectors, or None when it can."""
         if query is None:
-            return {}, SignalReport(reason="no context signals")
+            return "no context signals"
         if self._embedder is None or self._vector_index is None:
-            return {}, SignalReport(reason=self._embedder_problem)
+            return self._embedder_problem
         space = pinned_space(self._store)
         mine = EmbeddingSpace.of(self._embedder)
         if space is None or not any(e.has_embedding for e in entries):
-            return {}, SignalReport(reason="no entry has a vector yet")
+            return NO_VECTORS_YET
         if space != mine:
-            return {}, SignalReport(reason=f"stored vectors are {space.label}, provider is {mine.label}")
+            return f"stored vectors are {space.label}, provider is {mine.label}"
+        return None
+
+    def _vector_scores(self, query: Optional[str], entries: list[EntryStats]) -> tuple[dict[str, float], SignalReport]:
+        blocker = self.vector_blocker(query, entries)
+        if blocker is not None:
+            return {}, SignalReport(reason=blocker)
         try:
             scores = self._vector_index.similarities(self._embedder.embed_query(query))
         except EmbeddingError as exc:

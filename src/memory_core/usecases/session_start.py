@@ -28,7 +28,7 @@ from memory_core.ports.vector_index import PreparableVectorIndex, VectorIndex
 from memory_core.records import EntryStats
 from memory_core.space import EmbeddingSpace, pin_space, pinned_space
 from memory_core.first_import import is_imported
-from memory_core.usecases.retrieve import Retrieval, RetrieveAndRank, SignalReport
+from memory_core.usecases.retrieve import NO_VECTORS_YET, Retrieval, RetrieveAndRank, SignalReport
 
 if TYPE_CHECKING:  # the importer (and pydantic behind it) loads only for a project's first sessions
     from memory_core.usecases.importing import ImportKnowledgeBank, ImportReport
@@ -252,16 +252,11 @@ class SessionStart:
 
     def _vector_signal(self, query: Optional[str], stats: list[EntryStats],
                        work: _VectorWork) -> tuple[dict[str, float], SignalReport]:
-        if query is None:
-            return {}, SignalReport(reason="no context signals")
-        if self._embedder is None or self._index is None:
-            return {}, SignalReport(reason=self._embedder_problem)
-        space = pinned_space(self._store)
-        mine = EmbeddingSpace.of(self._embedder)
-        if space is not None and space != mine:
-            return {}, SignalReport(reason=f"stored vectors are {space.label}, provider is {mine.label}")
-        if space is None or not any(s.has_embedding for s in stats):
-            return {}, SignalReport(reason=work.failure or "no entry has a vector yet")
+        blocker = self._retrieve.vector_blocker(query, stats)
+        if blocker == NO_VECTORS_YET and work.failure:
+            blocker = work.failure  # the vectors being embedded inline did not come in time
+        if blocker is not None or self._index is None:
+            return {}, SignalReport(reason=blocker or self._embedder_problem)
         if work.query_vector is None:
             return {}, SignalReport(reason=work.failure or "no query vector")
         if not work.index_ready:
