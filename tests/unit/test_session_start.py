@@ -154,7 +154,7 @@ def test_every_signal_in_time_gives_the_semantic_ranking():
 def test_a_provider_that_never_answers_degrades_to_keywords_at_the_deadline(blocking):
     """The Ollama port that accepts but never answers: the session decides at its deadline, from keywords and
     prominence, and says why; it never waits past the deadline and never ends empty."""
-    session = Session(embedder=blocking)
+    session = Session(embedder=blocking, ticker=FakeTicker(start=100.0))  # no real grace: it never answers
     stored(session.store, 30, FakeEmbedder(dimensions=32))
     session.store.set_metadata(f"imported:{ROOT}", "2026-11-01")
 
@@ -171,7 +171,7 @@ def test_a_provider_that_never_answers_degrades_to_keywords_at_the_deadline(bloc
 def test_a_first_session_whose_model_is_slow_answers_from_the_imported_bank(blocking):
     """The README demo's first run on a busy machine: the bank is imported, the model does not load in time;
     the session ranks the imported entries by keywords and prominence instead of printing nothing."""
-    session = Session(embedder=blocking, bank=[knowledge(i) for i in range(12)])
+    session = Session(embedder=blocking, bank=[knowledge(i) for i in range(12)], ticker=FakeTicker(start=100.0))
 
     answer = session.run()
 
@@ -353,7 +353,7 @@ def test_fresh_vectors_score_like_stored_ones():
 def test_after_a_late_query_the_background_run_caches_it_and_the_next_session_needs_no_model(blocking):
     """A machine too busy to load the model in time: the session degrades and hands the query to the background
     run, which embeds it; the next session of the same context ranks by meaning without the model."""
-    session = Session(embedder=blocking)
+    session = Session(embedder=blocking, ticker=FakeTicker(start=100.0))
     stored(session.store, 30, FakeEmbedder(dimensions=32))
     session.store.set_metadata(f"imported:{ROOT}", "x")
 
@@ -364,7 +364,7 @@ def test_after_a_late_query_the_background_run_caches_it_and_the_next_session_ne
     assert background.use_case.warm_query_vector(ROOT) is True
     assert background.use_case.warm_query_vector(ROOT) is False, "already cached: nothing to do"
     calls_before = len(blocking.calls)
-    following = Session(store=session.store, embedder=blocking)
+    following = Session(store=session.store, embedder=blocking, ticker=FakeTicker(start=100.0))
     answer = following.run()
 
     assert answer.step == SEMANTIC
