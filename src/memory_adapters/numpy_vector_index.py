@@ -8,15 +8,14 @@ and leaves the rebuild to a write path or the background run (`write_cache=False
 
 from __future__ import annotations
 
-import glob
 import os
 import struct
 import sys
-import time
 from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
+from memory_adapters.temp_files import TEMP_SUFFIX, remove_abandoned_temps, temp_path, unlink_quietly
 from memory_core.ports.entry_store import EmbeddingStore
 
 if TYPE_CHECKING:
@@ -26,8 +25,6 @@ MAGIC = b"IFVC2\0\0\0"  # version 2: rows are stored at unit length
 _HEADER = struct.Struct("<8sQQ64s")  # magic, count, dimensions, version (utf-8, zero padded)
 ID_BYTES = 16
 CHUNK_ROWS = 2000  # vectors read per query when the cache is stale: the deadline is checked between chunks
-TEMP_SUFFIX = ".tmp-"
-ABANDONED_AFTER_S = 600  # a temp file of an older version's writer, untouched this long, is abandoned
 
 
 class NumpyVectorIndex:
@@ -102,8 +99,8 @@ class NumpyVectorIndex:
         if any(len(i) != ID_BYTES for i in ids):
             return
         path: str = self._cache_path  # type: ignore[assignment]
-        remove_abandoned_temps(path)
-        temp = f"{path}{TEMP_SUFFIX}{os.getpid()}"
+        remove_abandoned_temps(path, legacy_pattern=".vectors-*")
+        temp = temp_path(path)
         try:
             handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
             with os.fdopen(handle, "wb") as out:
@@ -112,7 +109,7 @@ class NumpyVectorIndex:
                 out.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
             os.replace(temp, path)
         except OSError:
-            _unlink_quietly(temp)  # a cache is an optimisation; the database stays the truth
+            unlink_quietly(temp)  # a cache is an optimisation; the database stays the truth
 
     def _matrix(self, deadline: Optional[Deadline] = None) -> Optional[tuple[list[str], np.ndarray]]:
         version = self._version() if self._cache_path else None
@@ -163,39 +160,3 @@ def to_bytes(vector: Sequence[float]) -> bytes:
     """Serialise a vector as little-endian float32 bytes (design TD2)."""
     return np.asarray(vector, dtype="<f4").tobytes()
 
-
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
-
-
-def remove_abandoned_temps(cache_path: str) -> int:
-    """Delete temp files of cache writers that died (`<cache>.tmp-<pid>`), and `.vectors-*` files older
-    versions left beside the database; returns how many were removed."""
-    removed = 0
-    for temp in glob.glob(glob.escape(cache_path) + TEMP_SUFFIX + "*"):
-        pid = temp.rsplit(TEMP_SUFFIX, 1)[1]
-        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
-            _unlink_quietly(temp)
-            removed += 1
-    directory = os.path.dirname(os.path.abspath(cache_path))
-    for temp in glob.glob(os.path.join(glob.escape(directory), ".vectors-*")):
-        try:
-            if time.time() - os.lstat(temp).st_mtime > ABANDONED_AFTER_S:
-                _unlink_quietly(temp)
-                removed += 1
-        except OSError:
-            continue
-    return removed

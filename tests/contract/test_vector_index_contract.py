@@ -163,7 +163,7 @@ class TestNumpyVectorIndexCache:
         import os
         import time
 
-        from memory_adapters.numpy_vector_index import remove_abandoned_temps
+        from memory_adapters.temp_files import remove_abandoned_temps
 
         store = self.stored(tmp_path)
         cache = tmp_path / "memory.db.vectors"
@@ -180,7 +180,7 @@ class TestNumpyVectorIndexCache:
         NumpyVectorIndex(store, DIMS, cache_path=str(cache)).refresh()
 
         assert cache.exists() and not abandoned.exists() and not legacy.exists()
-        assert remove_abandoned_temps(str(cache)) == 0
+        assert remove_abandoned_temps(str(cache), legacy_pattern=".vectors-*") == 0
         assert not mine.exists(), "this process's own temp file became the cache"
 
 
