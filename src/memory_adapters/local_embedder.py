@@ -21,11 +21,15 @@ BUNDLED_TOKENIZER = Path(__file__).parent / "resources" / "all-MiniLM-L6-v2" / "
 
 # The optimised-model cache (see _OptimisedModelCache). Bump _CACHE_FORMAT when the layout changes.
 CACHE_SUBDIR = "onnx-optimised"
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 _GRAPH, _WEIGHTS, _MANIFEST = "model.onnx", "weights.bin", "manifest.json"
 _MANIFEST_LIMIT = 64 * 1024
 _STALE_SECONDS = 3600
 _CHUNK = 1 << 20
+# A file changed again within its file system's timestamp granularity can keep the same identity (see
+# _stat_identity), so an identity is recorded only when the file's last change is this much older than the
+# hash that verified it ("racily clean" in git's terms); otherwise the file is hashed again next time.
+_SETTLE_NS = 2_000_000_000
 
 
 def bundled_model_path() -> Optional[Path]:
@@ -55,12 +59,16 @@ class LocalOnnxEmbedder:
     `cache_dir`, when given, keeps an optimised copy of the model (fp32 graph with its weights in a
     separate file that onnxruntime memory-maps) in a private subdirectory; later processes verify and
     load that copy, which is faster and takes about half the memory. Without it nothing is written.
+    With `write_model_cache=False` a valid cache entry is still used, but nothing is ever written: a
+    missing, stale or damaged entry is left as it is and the model is loaded the plain way (for callers
+    on a latency-critical path, which leave building the entry, ~+200 ms once, to a background run).
     """
 
     provider_name = "local"
 
     def __init__(self, model_dir: Optional[str] = None, model_name: Optional[str] = None,
-                 dimensions: int = DIMENSIONS, threads: int = 2, cache_dir: Optional[str] = None) -> None:
+                 dimensions: int = DIMENSIONS, threads: int = 2, cache_dir: Optional[str] = None,
+                 write_model_cache: bool = True) -> None:
         if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tokenizers") is None:
             raise ProviderUnavailable(f"local embedder needs onnxruntime and tokenizers: {INSTALL_HINT}")
         if model_dir:
@@ -79,6 +87,7 @@ class LocalOnnxEmbedder:
         self.dimensions = dimensions
         self._threads = threads
         self._cache_dir = Path(cache_dir).expanduser() if cache_dir else None
+        self._write_model_cache = write_model_cache
         self._session = None
 
     def _load(self) -> None:
@@ -115,7 +124,7 @@ class LocalOnnxEmbedder:
     def _cached_session(self, onnxruntime: Any) -> Any:
         """A session through the optimised-model cache, or None when the cache cannot be used."""
         try:
-            cache = _OptimisedModelCache(self._cache_dir, self._model_path)
+            cache = _OptimisedModelCache(self._cache_dir, self._model_path, write=self._write_model_cache)
             return cache.session(onnxruntime, lambda level: self._options(onnxruntime, level))
         except Exception:  # noqa: BLE001 - the cache is an optimisation: any failure falls back to the plain load
             return None
@@ -149,7 +158,7 @@ class _CacheInvalid(Exception):
 def _cache_supported() -> bool:
     """True where files can be opened without following symlinks, relative to a directory descriptor."""
     return (hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY") and hasattr(os, "geteuid")
-            and os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd)
+            and os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and os.listdir in os.supports_fd)
 
 
 def _fd_path(dir_fd: int, name: str, fallback: Path) -> str:
@@ -203,18 +212,36 @@ def _sha256_fd(fd: int) -> str:
     return digest.hexdigest()
 
 
-def _file_identity(info: os.stat_result) -> tuple[int, int, int, int]:
-    """What must not change between verifying a file and onnxruntime opening it."""
-    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+def _stat_identity(info: os.stat_result) -> list[int]:
+    """A file's identity: recorded with the hash it had when verified, and required unchanged to trust that hash.
+
+    Every change to a file (write, truncate, chmod, chown, utime, link, rename) sets its ctime to the current
+    time, and no unprivileged call can set ctime back (os.utime sets only atime and mtime). So an unchanged
+    identity means the file was not modified since it was hashed, even by a process of this user that
+    restored its mtime afterwards. Only a change that bypasses the file system's metadata (silent bit rot,
+    raw writes to the block device, root turning the clock back) goes unnoticed, which is acceptable for a
+    private 0700 cache. A list, so that it compares equal to its JSON form.
+    """
+    return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
-def _sha256_path(path: Path) -> str:
-    """sha256 of a file named by path (the source model, which may legitimately be a symlink)."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        return _sha256_fd(fd)
-    finally:
-        os.close(fd)
+def _hash_unchanged(fd: int, opened: os.stat_result) -> tuple[str, list[int], bool]:
+    """(sha256, identity, settled) of a file open as `fd` whose fstat when opened was `opened`.
+
+    Raises when the file changes while it is read. `settled` is False when its last change is too recent
+    (_SETTLE_NS) for the identity to vouch for this hash later; such an identity must not be recorded.
+    """
+    started = time.time_ns()
+    digest = _sha256_fd(fd)
+    identity = _stat_identity(opened)
+    if _stat_identity(os.fstat(fd)) != identity:
+        raise _CacheInvalid("file changed while it was hashed")
+    return digest, identity, started - max(opened.st_mtime_ns, opened.st_ctime_ns) >= _SETTLE_NS
+
+
+def _manifest_checksum(manifest: dict[str, Any]) -> str:
+    """sha256 of a manifest's canonical JSON (without its checksum), so an edited or damaged one is noticed."""
+    return hashlib.sha256(json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 class _OptimisedModelCache:
@@ -222,85 +249,168 @@ class _OptimisedModelCache:
 
     An entry holds the graph (`model.onnx`), its fp32 weights (`weights.bin`, memory-mapped by
     onnxruntime, so loading skips dequantising and copying them) and `manifest.json` with the sha256 of
-    the source model, the onnxruntime version and the sha256 and size of both files. The key is derived
-    from the source sha256, the onnxruntime version and the machine. Directories are 0700 and files 0600,
-    owned by this user, opened without following symlinks; an entry is built in a private temporary
-    directory and published with one rename. An entry that does not verify is moved aside and rebuilt.
+    the source model, the onnxruntime version, the sha256 and size of both files and a checksum of itself.
+    The key is derived from the source sha256, the onnxruntime version and the machine. Directories are
+    0700 and files 0600, owned by this user, opened without following symlinks; an entry is built in a
+    private temporary directory and published with one rename. An entry that does not verify is moved
+    aside and rebuilt (only when `write`; otherwise it is left alone and not used).
+
+    Hashing the source (23 MB) and the weights (90 MB) on every load would cost more than half of what the
+    cache saves, so the manifest also records each file's stat identity (_stat_identity) as it was when
+    its hash was verified, and the source's: a file whose identity is unchanged is trusted without reading
+    it, any other is hashed again (and its new identity recorded, by an atomic rename of the manifest, when
+    `write` and the file has settled).
     """
 
-    def __init__(self, cache_dir: Path, source: Path) -> None:
+    def __init__(self, cache_dir: Path, source: Path, write: bool = True) -> None:
         if not _cache_supported():
             raise _CacheInvalid("this platform cannot open files safely relative to a directory")
         self._cache_dir = cache_dir
         self._root = cache_dir / CACHE_SUBDIR
         self._source = source
+        self._write = write
 
     def session(self, onnxruntime: Any, options: Callable[[Optional[str]], Any]) -> Any:
-        """A session from a verified entry, building the entry when it is missing or invalid; None if uncacheable."""
-        source_sha = _sha256_path(self._source)
-        os.makedirs(self._cache_dir, mode=0o700, exist_ok=True)
-        top_fd = os.open(self._cache_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        """A session from a verified entry, building the entry (when `write`) if it is missing or invalid.
+
+        None when the cache cannot be used here, or when it has no valid entry and may not write one.
+        """
+        version = onnxruntime.__version__
+        source_fd = os.open(self._source, os.O_RDONLY | os.O_CLOEXEC)  # may legitimately be a symlink
         try:
-            root_fd = _open_private_dir(CACHE_SUBDIR, top_fd, create=True)
-        finally:
-            os.close(top_fd)
-        try:
-            name = self._entry_name(source_sha, onnxruntime.__version__)
+            source_info = os.fstat(source_fd)
+            if not stat.S_ISREG(source_info.st_mode):
+                raise _CacheInvalid("the source is not a regular file")
+            root_fd = self._open_root()
+            if root_fd is None:
+                return None
             try:
-                session = self._load_entry(root_fd, name, source_sha, onnxruntime, options)
-            except Exception:  # noqa: BLE001 - anything unverifiable is discarded, never trusted
-                self._remove(root_fd, name, aside=True)
-                session = None
-            return session if session is not None else self._build(root_fd, onnxruntime, options)
+                names = [name for name in os.listdir(root_fd) if not name.startswith(".")]
+                if not names and not self._write:
+                    return None
+                known = self._find_by_source(root_fd, names, _stat_identity(source_info), version)
+                source_identity = None
+                if known is not None:
+                    name, source_sha = known
+                else:
+                    source_sha, identity, settled = _hash_unchanged(source_fd, source_info)
+                    name = self._entry_name(source_sha, version)
+                    source_identity = identity if settled else None
+                try:
+                    session = self._load_entry(root_fd, name, source_sha, source_identity, onnxruntime, options)
+                except Exception:  # noqa: BLE001 - anything unverifiable is discarded, never trusted
+                    if not self._write:
+                        return None
+                    self._remove(root_fd, name, aside=True)
+                    session = None
+                if session is not None or not self._write:
+                    return session
+                return self._build(root_fd, source_fd, onnxruntime, options)
+            finally:
+                os.close(root_fd)
         finally:
-            os.close(root_fd)
+            os.close(source_fd)
+
+    def _open_root(self) -> Optional[int]:
+        """A descriptor on `<cache_dir>/onnx-optimised`, created when `write`; None when absent and not `write`."""
+        if self._write:
+            os.makedirs(self._cache_dir, mode=0o700, exist_ok=True)
+        try:
+            top_fd = os.open(self._cache_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                return _open_private_dir(CACHE_SUBDIR, top_fd, create=self._write)
+            finally:
+                os.close(top_fd)
+        except FileNotFoundError:
+            if self._write:
+                raise
+            return None
 
     @staticmethod
-    def _identity(source_sha: str, ort_version: str) -> dict[str, Any]:
+    def _key(source_sha: str, ort_version: str) -> dict[str, Any]:
         """What an entry must have been built from to be usable here."""
         return {"format": _CACHE_FORMAT, "source_sha256": source_sha, "onnxruntime": ort_version,
                 "machine": os.uname().machine, "optimisation": "ORT_ENABLE_EXTENDED"}
 
     def _entry_name(self, source_sha: str, ort_version: str) -> str:
-        """The entry directory name: a digest of the identity."""
-        identity = json.dumps(self._identity(source_sha, ort_version), sort_keys=True)
-        return hashlib.sha256(identity.encode()).hexdigest()[:32]
+        """The entry directory name: a digest of the key."""
+        key = json.dumps(self._key(source_sha, ort_version), sort_keys=True)
+        return hashlib.sha256(key.encode()).hexdigest()[:32]
 
-    def _load_entry(self, root_fd: int, name: str, source_sha: str, onnxruntime: Any,
-                    options: Callable[[Optional[str]], Any]) -> Any:
-        """A session from entry `name` after verifying all of it; None when absent, raises when invalid."""
+    def _find_by_source(self, root_fd: int, names: list[str], source_identity: list[int],
+                        ort_version: str) -> Optional[tuple[str, str]]:
+        """(name, source sha256) of the entry whose manifest recorded the source's current identity, if any.
+
+        That identity vouches for the source sha256 recorded with it, so the source need not be hashed.
+        """
+        for name in names:
+            try:
+                entry_fd = _open_private_dir(name, root_fd, create=False)
+                try:
+                    manifest = self._read_manifest(entry_fd)
+                finally:
+                    os.close(entry_fd)
+            except (OSError, ValueError, _CacheInvalid):
+                continue  # not an entry that can vouch for anything; _load_entry judges it if it is ours
+            source_sha = manifest.get("source_sha256")
+            if (manifest.get("source_identity") == source_identity and isinstance(source_sha, str)
+                    and name == self._entry_name(source_sha, ort_version)):
+                return name, source_sha
+        return None
+
+    def _load_entry(self, root_fd: int, name: str, source_sha: str, source_identity: Optional[list[int]],
+                    onnxruntime: Any, options: Callable[[Optional[str]], Any]) -> Any:
+        """A session from entry `name` after verifying all of it; None when absent, raises when invalid.
+
+        `source_identity` is the source's identity when the source was just hashed and has settled; it is
+        recorded (with any file identity learned here) when `write`.
+        """
         try:
             entry_fd = _open_private_dir(name, root_fd, create=False)
         except FileNotFoundError:
             return None
         try:
             manifest = self._read_manifest(entry_fd)
-            expected = self._identity(source_sha, onnxruntime.__version__)
+            expected = self._key(source_sha, onnxruntime.__version__)
             if any(manifest.get(key) != value for key, value in expected.items()):
                 raise _CacheInvalid("entry was built from another model or onnxruntime")
-            verified = {}
+            verified, learned = {}, {}
             for file_name in (_GRAPH, _WEIGHTS):
                 fd, info = _open_private_file(file_name, entry_fd)
                 try:
                     want = manifest["files"][file_name]
-                    if info.st_size != want["size"] or _sha256_fd(fd) != want["sha256"]:
+                    identity = _stat_identity(info)
+                    if info.st_size != want["size"]:
                         raise _CacheInvalid(f"{file_name} does not match its manifest")
-                    verified[file_name] = _file_identity(info)
+                    if identity != want.get("identity"):
+                        digest, identity, settled = _hash_unchanged(fd, info)
+                        if digest != want["sha256"]:
+                            raise _CacheInvalid(f"{file_name} does not match its manifest")
+                        if settled:
+                            learned[file_name] = identity
+                    verified[file_name] = identity
                 finally:
                     os.close(fd)
             session = onnxruntime.InferenceSession(
                 _fd_path(entry_fd, _GRAPH, self._root / name), options("ORT_DISABLE_ALL"),
                 providers=["CPUExecutionProvider"])
+            # What onnxruntime opened by name must be what was verified (not swapped in between).
             for file_name, identity in verified.items():
-                if _file_identity(os.stat(file_name, dir_fd=entry_fd, follow_symlinks=False)) != identity:
+                if _stat_identity(os.stat(file_name, dir_fd=entry_fd, follow_symlinks=False)) != identity:
                     raise _CacheInvalid(f"{file_name} changed while it was loaded")
+            if self._write and (learned or source_identity):
+                for file_name, identity in learned.items():
+                    manifest["files"][file_name]["identity"] = identity
+                if source_identity:
+                    manifest["source_identity"] = source_identity
+                self._replace_manifest(entry_fd, manifest)
             return session
         finally:
             os.close(entry_fd)
 
     @staticmethod
-    def _read_manifest(entry_fd: int) -> dict[str, Any]:
-        """The entry's manifest (small, private, regular)."""
+    def _read_manifest(entry_fd: int, check: bool = True) -> dict[str, Any]:
+        """The entry's manifest (small, private, regular), without its checksum, which `check` verifies."""
         fd, info = _open_private_file(_MANIFEST, entry_fd)
         try:
             if info.st_size > _MANIFEST_LIMIT:
@@ -311,18 +421,51 @@ class _OptimisedModelCache:
             os.close(fd)
         if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
             raise _CacheInvalid("manifest is malformed")
+        if check and manifest.pop("checksum", None) != _manifest_checksum(manifest):
+            raise _CacheInvalid("manifest does not match its checksum")
         return manifest
 
-    def _build(self, root_fd: int, onnxruntime: Any, options: Callable[[Optional[str]], Any]) -> Any:
+    @staticmethod
+    def _write_manifest(dir_fd: int, file_name: str, manifest: dict[str, Any]) -> None:
+        """Write `manifest` with its checksum to a new private file (exclusively, no follow)."""
+        content = {**manifest, "checksum": _manifest_checksum(manifest)}
+        fd = os.open(file_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                     dir_fd=dir_fd)
+        with open(fd, "w", encoding="utf-8") as stream:
+            json.dump(content, stream, sort_keys=True)
+
+    def _replace_manifest(self, entry_fd: int, manifest: dict[str, Any]) -> None:
+        """Atomically replace a published entry's manifest (a new private file renamed over it).
+
+        Readers see the old or the new manifest, never a partial one; concurrent writers write the same
+        hashes. A failure only means the identities are learned again next time.
+        """
+        temp = f".manifest-{os.urandom(8).hex()}"
+        try:
+            self._write_manifest(entry_fd, temp, manifest)
+            os.rename(temp, _MANIFEST, src_dir_fd=entry_fd, dst_dir_fd=entry_fd)
+        except OSError:
+            try:
+                os.unlink(temp, dir_fd=entry_fd)
+            except OSError:
+                pass
+
+    def _build(self, root_fd: int, source_fd: int, onnxruntime: Any,
+               options: Callable[[Optional[str]], Any]) -> Any:
         """Optimise the source once, write a new entry atomically and return the session that did it.
 
         A source that may reference external data files is not cached (their bytes would not be part of
         the key): every such reference carries the key "location", and a false positive only means the
-        model is loaded the plain way.
+        model is loaded the plain way. Neither is a source that changes while it is read.
         """
-        data = self._source.read_bytes()
-        if b"location" in data:
+        opened = os.fstat(source_fd)
+        started = time.time_ns()
+        os.lseek(source_fd, 0, os.SEEK_SET)
+        with open(source_fd, "rb", closefd=False) as stream:
+            data = stream.read()
+        if b"location" in data or _stat_identity(os.fstat(source_fd)) != _stat_identity(opened):
             return None
+        settled = started - max(opened.st_mtime_ns, opened.st_ctime_ns) >= _SETTLE_NS
         source_sha = hashlib.sha256(data).hexdigest()
         name = self._entry_name(source_sha, onnxruntime.__version__)
         temp = f".build-{os.urandom(8).hex()}"
@@ -338,7 +481,8 @@ class _OptimisedModelCache:
                 session = onnxruntime.InferenceSession(data, build, providers=["CPUExecutionProvider"])
                 del data
                 try:
-                    self._seal(temp_fd, source_sha, onnxruntime.__version__)
+                    self._seal(temp_fd, source_sha, _stat_identity(opened) if settled else None,
+                               onnxruntime.__version__)
                     os.rename(temp, name, src_dir_fd=root_fd, dst_dir_fd=root_fd)
                 except Exception:  # noqa: BLE001 - a concurrent build won the rename, or the entry could
                     return session  # not be written: either way this session is good
@@ -349,8 +493,13 @@ class _OptimisedModelCache:
         self._prune(root_fd, keep=name)
         return session
 
-    def _seal(self, temp_fd: int, source_sha: str, ort_version: str) -> None:
-        """Make the written files private, hash them and write the manifest (exclusively, no follow)."""
+    def _seal(self, temp_fd: int, source_sha: str, source_identity: Optional[list[int]], ort_version: str) -> None:
+        """Make the written files private, hash them and write the manifest.
+
+        The files' identities are recorded although they were just written: onnxruntime, in this process,
+        has finished writing them, and nothing else knows this temporary directory, so no change can hide
+        within the timestamp granularity (the _SETTLE_NS rule is for files found already in place).
+        """
         files = {}
         for file_name in (_GRAPH, _WEIGHTS):
             fd = os.open(file_name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=temp_fd)
@@ -359,14 +508,14 @@ class _OptimisedModelCache:
                 if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
                     raise _CacheInvalid(f"{file_name} was not written as a regular file")
                 os.fchmod(fd, 0o600)
-                files[file_name] = {"size": info.st_size, "sha256": _sha256_fd(fd)}
+                info = os.fstat(fd)  # the chmod changed the ctime
+                digest, identity, _ = _hash_unchanged(fd, info)
+                files[file_name] = {"size": info.st_size, "sha256": digest, "identity": identity}
             finally:
                 os.close(fd)
-        manifest = {**self._identity(source_sha, ort_version), "source_path": str(self._source), "files": files}
-        fd = os.open(_MANIFEST, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
-                     dir_fd=temp_fd)
-        with open(fd, "w", encoding="utf-8") as stream:
-            json.dump(manifest, stream, sort_keys=True)
+        manifest = {**self._key(source_sha, ort_version), "source_path": str(self._source),
+                    "source_identity": source_identity, "files": files}
+        self._write_manifest(temp_fd, _MANIFEST, manifest)
 
     def _remove(self, root_fd: int, name: str, aside: bool = False) -> None:
         """Delete `name` under the cache root without following symlinks (first renamed aside when `aside`)."""
@@ -386,7 +535,7 @@ class _OptimisedModelCache:
             pass
 
     def _prune(self, root_fd: int, keep: str) -> None:
-        """Drop older entries for the same source path and leftovers of interrupted builds."""
+        """Drop older entries for the same source path (of any format) and leftovers of interrupted builds."""
         try:
             names = os.listdir(root_fd)
         except OSError:
@@ -402,7 +551,7 @@ class _OptimisedModelCache:
                     continue
                 entry_fd = _open_private_dir(name, root_fd, create=False)
                 try:
-                    source_path = self._read_manifest(entry_fd).get("source_path")
+                    source_path = self._read_manifest(entry_fd, check=False).get("source_path")
                 finally:
                     os.close(entry_fd)
                 if source_path == str(self._source):

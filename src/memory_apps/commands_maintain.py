@@ -37,6 +37,8 @@ def maintain_command(args: argparse.Namespace) -> int:
         done += _finish_vectors(container, work)
         if container.session_start().warm_query_vector(root):
             done.append("query vector of the current context cached")
+        elif _warm_model_cache(container):
+            done.append("local model cache ready")
     except StorageError as exc:
         print(f"iflow-memory: database error: {exc}", file=sys.stderr)
         return 2
@@ -73,6 +75,21 @@ def _finish_vectors(container, work: BackgroundWork) -> list[str]:
     if report is None:
         return [f"vectors: {problem}"]
     return [f"vectors: {report.embedded} embedded, {report.remaining} remaining"]
+
+
+def _warm_model_cache(container) -> bool:
+    """Load the local model once, so its optimised copy is built here rather than on a session's clock."""
+    from memory_apps.container import embedding_plan
+    from memory_core.errors import EmbeddingError
+
+    plan = embedding_plan(container, want_target=False)
+    if plan.query is None or plan.query.provider_name != "local":
+        return False
+    try:
+        plan.query.embed_query("warm up")
+    except EmbeddingError:
+        return False
+    return True
 
 
 def add_command(commands, fmt) -> None:

@@ -19,7 +19,7 @@ from memory_apps.session_setup import build_session_start
 from memory_apps.container_config import DB_FILENAME, container_values, default_global_store
 from memory_apps.retrieval_setup import embedding_plan, retrieval_for, retrieval_index
 from memory_apps.keyword_setup import build_keyword_tiers
-from memory_apps.embedding_setup import build_embedder
+from memory_apps.embedding_setup import embedder_builder
 from memory_core.scoring import Weights
 from memory_core.usecases.embed_pending import EmbedPending
 from memory_core.usecases.importing import ImportKnowledgeBank
@@ -42,7 +42,7 @@ class Container(containers.DeclarativeContainer):
                                 busy_retries=config.busy_retries)
     knowledge_reader = providers.Singleton(MarkdownKnowledgeBankReader)
     context_source = providers.Singleton(GitProjectContextSource)
-    embedder_builder = providers.Object(build_embedder)
+    embedder_builder = providers.Singleton(embedder_builder, config.model_cache, config.write_model_cache)
     embedder = providers.Object(None)
     vector_index = providers.Object(None)
     embedder_problem = providers.Object("no embedding provider configured")

@@ -9,6 +9,7 @@ from memory_apps.config import MemoryConfig
 
 DEFAULT_GLOBAL_STORE = os.path.join("~", ".claude", "iflow", "memory")
 DB_FILENAME = "memory.db"
+MODEL_CACHE_DIRNAME = "models"
 
 
 def default_global_store() -> str:
@@ -23,6 +24,9 @@ def container_values(settings: MemoryConfig, global_store: str, fts5: bool = Tru
     return {
         "db_path": os.path.join(global_store, DB_FILENAME),
         "global_store": global_store,
+        # The local model's optimised copy: session starts use it, only the other paths spend time building it.
+        "model_cache": os.path.join(global_store, MODEL_CACHE_DIRNAME),
+        "write_model_cache": not hook_path,
         "project_root": project_root,
         "fts5": fts5,
         "full_check": full_check,

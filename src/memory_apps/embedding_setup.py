@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -15,20 +16,25 @@ Builder = Callable[[str, str], Embedder]
 CLOUD_KEYS = {"gemini": "GEMINI_API_KEY", "voyage": "VOYAGE_API_KEY", "openai": "OPENAI_API_KEY"}
 
 
-def build_embedder(provider: str, model: str) -> Embedder:
-    """Construct one raw adapter; `model` '' means the provider's default. Raises ProviderUnavailable."""
+def build_embedder(provider: str, model: str, model_cache: Optional[str] = None,
+                   write_model_cache: bool = False) -> Embedder:
+    """Construct one raw adapter; `model` '' means the provider's default. Raises ProviderUnavailable.
+
+    `model_cache` is where the local model keeps its optimised copy (built only when `write_model_cache`: the
+    background run and the write paths build it, session starts only use it)."""
     if provider == "local":
         from memory_adapters.local_embedder import MODEL_NAME as LOCAL_MODEL_NAME
         from memory_adapters.local_embedder import LocalOnnxEmbedder
 
+        cache = {"cache_dir": model_cache, "write_model_cache": write_model_cache}
         path = os.path.expanduser(model) if model else ""
         if path and os.path.isdir(path):
-            return LocalOnnxEmbedder(model_dir=path)
+            return LocalOnnxEmbedder(model_dir=path, **cache)
         if path and (os.sep in path or path.startswith(".")):
             raise ProviderUnavailable(f"local model directory {path} not found")
         if model and model != LOCAL_MODEL_NAME:
             raise ProviderUnavailable(f"unknown local model {model!r}: give a directory holding model.onnx")
-        return LocalOnnxEmbedder()
+        return LocalOnnxEmbedder(**cache)
     if provider == "gemini":
         from memory_adapters.gemini_embedder import DEFAULT_MODEL, GeminiEmbedder
 
@@ -46,6 +52,11 @@ def build_embedder(provider: str, model: str) -> Embedder:
 
         return OllamaEmbedder(model=model or DEFAULT_MODEL)
     raise ProviderUnavailable(f"unknown embedding provider {provider!r}")
+
+
+def embedder_builder(model_cache: Optional[str], write_model_cache: bool) -> Builder:
+    """`build_embedder` bound to one store's optimised-model cache."""
+    return functools.partial(build_embedder, model_cache=model_cache, write_model_cache=write_model_cache)
 
 
 def auto_provider() -> Optional[str]:

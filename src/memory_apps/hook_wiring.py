@@ -64,9 +64,11 @@ class HookWiring:
 
     def embedder_builder(self):
         """The function that builds an embedding adapter from a provider name and model."""
-        from memory_apps.embedding_setup import build_embedder
+        from memory_apps.embedding_setup import embedder_builder
 
-        return build_embedder
+        config = self.config
+        return self._once("embedder_builder", lambda: embedder_builder(config.model_cache(),
+                                                                        config.write_model_cache()))
 
     def weights(self):
         """The configured signal weights."""

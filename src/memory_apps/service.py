@@ -16,7 +16,6 @@ from memory_apps.config import MemoryConfig, load_config
 from memory_apps.container import (build_container, default_global_store, embedding_plan, open_store_recovering,
                                    retrieval_for)
 from memory_apps.embedding_jobs import embed_after_write
-from memory_apps.embedding_setup import build_embedder
 from memory_core.errors import InvalidEntry
 from memory_core.models import CATEGORIES, Entry, EntryDraft
 from memory_core.redaction import redact_secrets
@@ -55,7 +54,8 @@ class MemoryService:
                                          full_check=True)
         open_store_recovering(self.container, self.project_root, self.global_store)
         # Long-running hosts load a model once, not per call.
-        self.container.embedder_builder.override(providers.Object(functools.lru_cache(maxsize=4)(build_embedder)))
+        self.container.embedder_builder.override(providers.Object(functools.lru_cache(maxsize=4)(
+            self.container.embedder_builder())))
         self._lock = threading.RLock()
 
     @property

@@ -27,7 +27,8 @@ def test_hook_wiring_builds_what_the_container_builds(tmp_path):
     """Same store file and options, same weights, same use case: the hook is not a second configuration."""
     wiring = HookWiring(SETTINGS, str(tmp_path))
     container = build_container(SETTINGS, str(tmp_path), hook_path=True)
-    for key in ("db_path", "global_store", "fts5", "full_check", "busy_timeout_ms", "busy_retries",
+    for key in ("db_path", "global_store", "fts5", "full_check", "busy_timeout_ms", "busy_retries", "model_cache",
+                "write_model_cache",
                 "vector_weight", "keyword_weight", "prominence_weight", "embedding_provider", "embedding_model"):
         assert getattr(wiring.config, key)() == getattr(container.config, key)(), key
     ours, theirs = wiring.store(), container.store()
@@ -37,7 +38,9 @@ def test_hook_wiring_builds_what_the_container_builds(tmp_path):
     assert wiring.store() is ours  # built once, like the container's singleton
     assert wiring.weights() == container.weights()
     assert type(wiring.retrieve()) is type(container.retrieve())
-    assert wiring.embedder_builder() is container.embedder_builder()
+    ours_builder, theirs_builder = wiring.embedder_builder(), container.embedder_builder()
+    assert (ours_builder.func, ours_builder.keywords) == (theirs_builder.func, theirs_builder.keywords)
+    assert ours_builder.keywords == {"model_cache": str(tmp_path / "models"), "write_model_cache": False}
     assert type(wiring.context_source()) is type(container.context_source())
     assert type(wiring.importer()) is type(container.importer())
     assert type(wiring.shared_work()) is type(container.shared_work())
