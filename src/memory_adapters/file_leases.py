@@ -87,44 +87,52 @@ class FileLeases:
         """True when another process holds the lease right now."""
         if task in self._held:
             return False
-        fd = self._open(task)
-        if fd is None:
-            return False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            return True
-        finally:
-            os.close(fd)
-        return False
+        return self._live_holder(lease_file(self.directory, task)) is not None
 
     def holders(self) -> list[dict]:
         """Who holds which lease now: pid, task, since (seconds since the epoch) and whether it looks stuck."""
-        found = []
         try:
             names = sorted(os.listdir(self.directory))
         except OSError:
             return []
+        found = []
         for name in names:
-            path = os.path.join(self.directory, name)
-            try:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-            except OSError:
-                continue
-            try:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                    fcntl.flock(fd, fcntl.LOCK_UN)
-                    continue  # nobody holds it
-                except OSError:
-                    pass
-                record = _record(os.pread(fd, 4096, 0))
-            finally:
-                os.close(fd)
+            record = self._live_holder(os.path.join(self.directory, name)) if name.endswith(".lock") else None
             if record:
                 record["stuck"] = time.time() - float(record.get("since", 0)) > STUCK_AFTER_S
                 found.append(record)
         return found
+
+    def _live_holder(self, path: str) -> Optional[dict]:
+        """The holder's note when a live process other than this one holds the lease. The file is probed with a
+        shared lock only when its note names a live process, so probing never gets in a free lease's way."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            return None
+        try:
+            record = _record(os.pread(fd, 4096, 0))
+            pid = record.get("pid") if record else None
+            if not isinstance(pid, int) or pid == os.getpid() or not _pid_alive(pid):
+                return None  # released (the note is emptied), or its holder died
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                return record  # really held
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None  # a stale note of a holder whose pid was reused
+        finally:
+            os.close(fd)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
 
 
 def _record(raw: bytes) -> Optional[dict]:

@@ -1,10 +1,11 @@
-"""Temp files named after their writer (`<target>.tmp-<pid>`), so the next writer can remove the ones whose
+"""Temp files named after their writer (`<target>.tmp-<pid>-<thread>`), so the next writer can remove the ones whose
 writer died (killed by a hook timeout, kill -9, a crash) instead of leaving them behind for ever."""
 
 from __future__ import annotations
 
 import glob
 import os
+import threading
 import time
 from typing import Optional
 
@@ -13,8 +14,8 @@ ABANDONED_AFTER_S = 600  # a temp file of an older version's writer (no pid in i
 
 
 def temp_path(target: str) -> str:
-    """This process's temp file for `target`."""
-    return f"{target}{TEMP_SUFFIX}{os.getpid()}"
+    """This writer's temp file for `target` (process and thread: two writers in one process never share one)."""
+    return f"{target}{TEMP_SUFFIX}{os.getpid()}-{threading.get_ident()}"
 
 
 def unlink_quietly(path: str) -> None:
@@ -40,7 +41,7 @@ def remove_abandoned_temps(target: str, legacy_pattern: Optional[str] = None) ->
     target's directory) older than ABANDONED_AFTER_S; returns how many were removed."""
     removed = 0
     for temp in glob.glob(glob.escape(target) + TEMP_SUFFIX + "*"):
-        pid = temp.rsplit(TEMP_SUFFIX, 1)[1]
+        pid = temp.rsplit(TEMP_SUFFIX, 1)[1].split("-", 1)[0]
         if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
             unlink_quietly(temp)
             removed += 1

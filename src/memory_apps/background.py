@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
-from memory_adapters.file_leases import FileLeases
+from memory_adapters.file_leases import FileLeases, lease_file
 
 DISABLE_VARIABLE = "IFLOW_MEMORY_BACKGROUND"
 BACKGROUND_TASK = "background"
+RESPAWN_AFTER_S = 30.0  # work a run could not finish (an unwritable cache, say) must not start one per session
 
 
 def background_allowed() -> bool:
@@ -44,7 +46,8 @@ class BackgroundWork:
 
     def finish_in_background(self, project_root: str) -> bool:
         """Start `iflow-memory maintain` detached unless one already runs for this project; never raises."""
-        if not background_allowed() or self.leases.busy(background_task(project_root)):
+        task = background_task(project_root)
+        if not background_allowed() or self.leases.busy(task) or self._started_recently(task):
             return False
         command = [sys.executable, "-m", "memory_apps.cli", "maintain", "--quiet",
                    "--project-root", os.path.abspath(project_root), "--global-store", self.global_store]
@@ -54,3 +57,19 @@ class BackgroundWork:
         except OSError:
             return False
         return True
+
+    def _started_recently(self, task: str) -> bool:
+        """True when a run for this task started less than RESPAWN_AFTER_S ago; else records this start."""
+        stamp = lease_file(self.leases.directory, task) + ".started"
+        try:
+            if time.time() - os.lstat(stamp).st_mtime < RESPAWN_AFTER_S:
+                return True
+        except OSError:
+            pass
+        try:
+            os.makedirs(self.leases.directory, mode=0o700, exist_ok=True)
+            os.close(os.open(stamp, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+            os.utime(stamp)
+        except OSError:
+            pass
+        return False

@@ -36,12 +36,13 @@ def session_start(project_root: Optional[str] = None, global_store: Optional[str
 
     event = read_event(stdin or sys.stdin)
 
-    def emit(block: str) -> None:
+    def emit(block: str) -> bool:
         try:
             sys.stdout.write(hook_output(block) + "\n")
             sys.stdout.flush()
         except OSError:
-            pass
+            return False
+        return True
 
     if str(event.get("source", "startup")) in SKIPPED_SOURCES:
         emit("")

@@ -125,19 +125,21 @@ def render_semantic_block(result: Retrieval, max_chars: int, step: str = SEMANTI
     return render(result.selected)
 
 
-def print_block(block: str) -> None:
-    """Write the block to stdout (a closed stdout is not an error for a hook)."""
+def print_block(block: str) -> bool:
+    """Write the block to stdout; False when it could not be written (a closed stdout is not an error)."""
     try:
         sys.stdout.write(block)
         sys.stdout.flush()
     except OSError:
-        pass
+        return False
+    return True
 
 
 def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory: Callable[[], object],
-                  deadline: Deadline, emit: Callable[[str], None] = print_block) -> str:
-    """Produce the session's block, hand it to `emit` (which prints it), then count recalls; never raises
-    for a database problem (the markdown pipeline answers then)."""
+                  deadline: Deadline, emit: Callable[[str], Optional[bool]] = print_block) -> str:
+    """Produce the session's block and hand it to `emit` (which prints it and returns False when it could not),
+    then count recalls and do the session's other writes; never raises for a database problem (the markdown
+    pipeline answers then)."""
     if not settings.injection_enabled or request.limit == 0:
         emit("")
         return ""
@@ -156,16 +158,19 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         emit(block)
         return block
     _report_import(answer)
-    if not answer.retrieval.selected and _import_unfinished(answer):
+    if not answer.retrieval.selected and answer.import_unfinished:
         block = legacy_injection(request, _now(), "the knowledge bank is still being imported")
         emit(block)
+        _finish(session, answer, [])
         return block
     return _emit_semantic(request, settings, session, answer, emit)
 
 
-def _import_unfinished(answer: SessionAnswer) -> bool:
-    report = answer.import_report
-    return answer.import_elsewhere or (report is not None and not report.complete)
+def _finish(session, answer: SessionAnswer, shown_ids: list[str]) -> None:
+    try:
+        session.finish(answer, shown_ids)
+    except StorageError as exc:  # a busy or read-only database must not cost the session its memory
+        print(f"iflow-memory: recall tracking skipped: {exc}", file=sys.stderr)
 
 
 def _report_import(answer: SessionAnswer) -> None:
@@ -179,22 +184,20 @@ def _report_import(answer: SessionAnswer) -> None:
 
 
 def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answer: SessionAnswer,
-                   emit: Callable[[str], None]) -> str:
+                   emit: Callable[[str], Optional[bool]]) -> str:
     result = answer.retrieval
     if not result.selected:
         emit("")
+        _finish(session, answer, [])
         return ""
-    importing = answer.import_report.remaining if answer.import_report is not None else 0
+    importing: object = answer.import_report.remaining if answer.import_report is not None else 0
     if answer.import_elsewhere:
         importing = "elsewhere"  # another session or the background run is importing this project's bank
     block = render_semantic_block(result, settings.injection_max_chars, answer.step, importing)
-    emit(block)
-    now = _now()
-    try:
-        session.record_recalls([r.entry.id for r in result.selected])  # only what was shown, after showing it
-    except StorageError as exc:  # a busy or read-only database must not cost the session its memory
-        print(f"iflow-memory: recall tracking skipped: {exc}", file=sys.stderr)
-    write_tracking(request.global_store, semantic_record(result, project_name(request.project_root), now))
+    shown = emit(block) is not False  # a closed stdout showed nothing: nothing is counted as recalled
+    _finish(session, answer, [r.entry.id for r in result.selected] if shown else [])
+    if shown:
+        write_tracking(request.global_store, semantic_record(result, project_name(request.project_root), _now()))
     return block
 
 

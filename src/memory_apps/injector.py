@@ -55,7 +55,8 @@ def inject(args: argparse.Namespace) -> int:
 
 
 def args_fast_exit(args: argparse.Namespace) -> bool:
-    """True for the standalone hook process; in-process callers (tests, the CLI's own main) keep running."""
+    """True for a process of its own (`python -m memory_apps.injector`, `iflow-memory inject`): it leaves with
+    os._exit once the block is out. In-process callers of `main()` keep running."""
     return bool(getattr(args, "fast_exit", False))
 
 

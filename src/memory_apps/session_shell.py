@@ -21,14 +21,15 @@ def session_deadline(process_start: bool) -> Deadline:
 
 
 def answer_session(project_root: str, global_store: Optional[str], limit: Optional[int], deadline: Deadline,
-                   emit: Callable[[str], None]) -> str:
+                   emit: Callable[[str], Optional[bool]]) -> str:
     """Load the project's settings, run the session start and hand the block to `emit` (once); never raises."""
     emitted: list[str] = []
 
-    def emit_once(block: str) -> None:
-        if not emitted:
-            emitted.append(block)
-            emit(block)
+    def emit_once(block: str) -> Optional[bool]:
+        if emitted:
+            return False
+        emitted.append(block)
+        return emit(block)
 
     try:
         from memory_apps.config import load_config

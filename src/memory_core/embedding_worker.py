@@ -23,8 +23,11 @@ def _let_workers_finish() -> None:
     """A host process that exits normally lets an abandoned model load finish first: native code still running
     in a daemon thread while the interpreter tears down can abort the process. (Hook processes leave with
     os._exit and skip this.)"""
+    import time
+
+    give_up = time.monotonic() + EXIT_GRACE_S  # one grace for all of them, not one each
     for thread in list(_running):
-        thread.join(EXIT_GRACE_S)
+        thread.join(max(0.0, give_up - time.monotonic()))
 
 
 class EmbeddingWorker:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -174,7 +175,9 @@ class TestNumpyVectorIndexCache:
         legacy.write_bytes(b"x" * 1000)
         old = time.time() - 3600
         os.utime(legacy, (old, old))
-        mine = tmp_path / f"memory.db.vectors.tmp-{os.getpid()}"
+        from memory_adapters.temp_files import temp_path
+
+        mine = Path(temp_path(str(cache)))
         mine.write_bytes(b"in progress")
 
         NumpyVectorIndex(store, DIMS, cache_path=str(cache)).refresh()

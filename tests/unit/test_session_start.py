@@ -125,9 +125,13 @@ class Session:
             embedder=embedder, vector_index=index,
             embedder_problem="memory_embedding_provider is none")
 
-    def run(self, limit: int = 20):
+    def run(self, limit: int = 20, finish: bool = True):
+        """The session start, then (as the shell does after printing) its finish with nothing shown."""
         self.deadline = Deadline.after(self.ticker, BUDGET_S)
-        return self.use_case.run(SessionRequest(ROOT, STORE_DIR, limit), self.deadline)
+        answer = self.use_case.run(SessionRequest(ROOT, STORE_DIR, limit), self.deadline)
+        if finish:
+            self.use_case.finish(answer, [])
+        return answer
 
 
 @pytest.fixture
@@ -318,11 +322,11 @@ def test_recalls_are_counted_once_for_the_entries_shown():
     session = Session(embedder=embedder)
     stored(session.store, 30, embedder)
     session.store.set_metadata(f"imported:{ROOT}", "x")
-    answer = session.run(limit=10)
+    answer = session.run(limit=10, finish=False)
     shown = [r.entry.id for r in answer.retrieval.selected][:7]  # e.g. three dropped by the size budget
 
     assert sum(e.recall_count for e in session.store.entries.values()) == 0, "ranking alone counts nothing"
-    session.use_case.record_recalls(shown)
+    session.use_case.finish(answer, shown)
 
     counts = {i: e.recall_count for i, e in session.store.entries.items()}
     assert sum(counts.values()) == 7 and all(counts[i] == 1 for i in shown)
@@ -332,9 +336,9 @@ def test_every_lease_is_given_back():
     embedder = FakeEmbedder(dimensions=32)
     session = Session(embedder=embedder, bank=[knowledge(i) for i in range(12)])
 
-    session.run()
+    session.run(finish=False)
 
-    assert session.shared.held == set()
+    assert session.shared.held == set(), "given back before the block is printed"
     assert any(c.startswith(IMPORT_TASK) for c in session.shared.claims) and VECTORS_TASK in session.shared.claims
 
 
@@ -369,3 +373,51 @@ def test_after_a_late_query_the_background_run_caches_it_and_the_next_session_ne
 
     assert answer.step == SEMANTIC
     assert len(blocking.calls) == calls_before, "the model was not asked again"
+
+
+def test_nothing_is_written_before_the_block_is_printed():
+    """Between deciding and printing the session writes nothing (a busy database could hold the print up):
+    inline vectors, the new database's pin and the query vector are kept by `finish`, after printing."""
+    embedder = FakeEmbedder(dimensions=32)
+    session = Session(embedder=embedder, bank=[knowledge(i) for i in range(12)])
+
+    answer = session.run(finish=False)
+
+    assert answer.step == SEMANTIC and answer.retrieval.model == "fake-bow"
+    assert session.store.vectors_by_id == {} and session.store.get_metadata("embedding_provider") is None
+    assert session.store.query_vectors == {}
+    session.use_case.finish(answer, [])
+    assert len(session.store.vectors_by_id) == 12 and session.store.get_metadata("embedding_provider") == "fake"
+    assert len(session.store.query_vectors) == 1
+
+
+def test_inline_vectors_are_not_stored_into_a_space_pinned_meanwhile():
+    embedder = FakeEmbedder(dimensions=32)
+    session = Session(embedder=embedder, bank=[knowledge(i) for i in range(12)])
+    answer = session.run(finish=False)
+    other = FakeEmbedder(dimensions=32, model_name="other-model")
+    pin_space(session.store, EmbeddingSpace.of(other))  # a re-embed or another writer pinned first
+
+    session.use_case.finish(answer, [])
+
+    assert session.store.vectors_by_id == {} and session.store.query_vectors == {}
+
+
+def test_a_failing_import_leaves_no_worker_thread_behind():
+    embedder = BlockingEmbedder(dimensions=32)
+    session = Session(embedder=embedder, bank=[knowledge(i) for i in range(3)], ticker=FakeTicker(start=100.0))
+
+    def broken_import():
+        raise OSError("disk went away")
+
+    session.use_case._importer = broken_import  # noqa: SLF001
+    try:
+        with pytest.raises(OSError):
+            session.run(finish=False)
+        worker_threads = [t for t in threading.enumerate() if t.name == "iflow-memory-embed"]
+        embedder.release.set()
+        for thread in worker_threads:
+            thread.join(5)
+        assert not any(t.is_alive() for t in worker_threads), "the worker ends once its current call returns"
+    finally:
+        embedder.release.set()

@@ -102,3 +102,12 @@ class StagingVectorStore(Protocol):
     def promote_staged(self, space: "EmbeddingSpace") -> bool:
         """If every entry has a staged vector, swap them in and pin `space` in one transaction."""
         ...
+
+
+@runtime_checkable
+class BatchVectorStore(Protocol):
+    """An embedding store that can keep several vectors in one transaction."""
+
+    def set_vectors(self, items: Sequence[tuple[str, bytes]]) -> None:
+        """Store (entry id, float32 bytes) pairs together."""
+        ...

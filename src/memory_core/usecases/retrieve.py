@@ -84,14 +84,16 @@ class RetrieveAndRank:
 
     def rank(self, context_query: Optional[str], stats: list[EntryStats],
              vectors: tuple[dict[str, float], SignalReport],
-             keywords: tuple[dict[str, float], SignalReport], limit: int) -> Retrieval:
-        """Combine signals already computed into the final scores and the category-balanced selection."""
+             keywords: tuple[dict[str, float], SignalReport], limit: int,
+             space: Optional[EmbeddingSpace] = None) -> Retrieval:
+        """Combine signals already computed into the final scores and the category-balanced selection; `space`
+        stands for the pinned one when the caller is about to pin it."""
         (vector_scores, vector), (keyword_scores, keyword) = vectors, keywords
         scores, used = final_scores(stats, vector_scores, keyword_scores, self._weights, self._clock.now())
         chosen = select_by_scores(stats, scores, _ID, _CATEGORY, limit)
         entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in chosen if s.id in entries]
-        space = pinned_space(self._store)
+        space = space or pinned_space(self._store)
         pending = sum(1 for s in stats if not s.has_embedding) if space is not None else 0
         return Retrieval(
             selected=selected,
@@ -124,13 +126,14 @@ class RetrieveAndRank:
         return Retrieval(selected=selected, total=len(stats), context_query=query, vector=vector,
                          keyword=keyword, weights=used)
 
-    def vector_blocker(self, query: Optional[str], entries: list[EntryStats]) -> Optional[str]:
-        """Why the query cannot be compared with stored vectors, or None when it can."""
+    def vector_blocker(self, query: Optional[str], entries: list[EntryStats],
+                       space: Optional[EmbeddingSpace] = None) -> Optional[str]:
+        """Why the query cannot be compared with stored vectors, or None when it can (`space`: as in `rank`)."""
         if query is None:
             return "no context signals"
         if self._embedder is None or self._vector_index is None:
             return self._embedder_problem
-        space = pinned_space(self._store)
+        space = space or pinned_space(self._store)
         mine = EmbeddingSpace.of(self._embedder)
         if space is None or not any(e.has_embedding for e in entries):
             return NO_VECTORS_YET

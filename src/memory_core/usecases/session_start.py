@@ -4,7 +4,8 @@ One deadline bounds every stage. The stages run in an order that always keeps an
 query embedding starts first on the one worker thread, the database's keyword + prominence ranking is
 computed while it runs, and the session waits for the model (or a provider, or a big vector load) only
 until the deadline. What did not finish is left out, named in the answer, and finished in the background
-by one process.
+by one process. Nothing is written to the database between the decision and the printing: the writes a
+session owes (recalls, vectors embedded inline, its query vector) follow in `finish`, after the block is out.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.ports.clock import Clock
 from memory_core.ports.context_source import ProjectContextSource
 from memory_core.ports.embedder import Embedder
+from memory_core.ports.entry_store import BatchVectorStore
 from memory_core.ports.query_vector_cache import QueryVectorCache
 from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK, SharedWork
 from memory_core.ports.vector_index import PreparableVectorIndex, VectorIndex
@@ -65,13 +67,24 @@ class SessionAnswer:
     import_report: Optional["ImportReport"] = None
     import_elsewhere: bool = False
     """Another process is importing this project's knowledge bank right now."""
+    import_deferred: bool = False
+    """The database was too busy to import now; the background run does it."""
     background: bool = False
-    """A background run was started for what this session left undone."""
+    """A background run was started for what this session left undone (set by `finish`)."""
+    owed: Optional["_VectorWork"] = None
+    query: Optional[str] = None
+    project_root: str = ""
 
     @property
     def reason(self) -> str:
         """Why vectors were not used ('' when they were)."""
         return "" if self.retrieval.vector.ran else self.retrieval.vector.reason
+
+    @property
+    def import_unfinished(self) -> bool:
+        """The project's knowledge bank is not (yet) all in the database."""
+        report = self.import_report
+        return self.import_elsewhere or self.import_deferred or (report is not None and not report.complete)
 
 
 @dataclass
@@ -83,6 +96,8 @@ class _VectorWork:
     fresh: list[tuple[str, list[float]]] = field(default_factory=list)
     failure: str = ""
     index_ready: bool = False
+    pin: Optional[EmbeddingSpace] = None
+    """The space a new database gets from the vectors embedded inline (pinned in `finish`)."""
 
 
 class SessionStart:
@@ -102,15 +117,36 @@ class SessionStart:
         self._index = vector_index
         self._embedder_problem = embedder_problem
         self._held: list[str] = []
+        self._worker: Optional[EmbeddingWorker] = None
 
     def run(self, request: SessionRequest, deadline: Deadline) -> SessionAnswer:
-        """Import what fits, rank by every signal that finishes before the deadline, hand the rest over."""
+        """Import what fits and rank by every signal that finishes before the deadline. Call `finish` after
+        printing the answer (or after deciding not to)."""
         try:
             return self._run(request, deadline)
         finally:
+            if self._worker is not None:
+                self._worker.stop()  # whatever happened, the thread ends after its current call
+                self._worker = None
             for task in self._held:
                 self._shared.release(task)
             self._held = []
+
+    def finish(self, answer: SessionAnswer, shown_ids: Sequence[str]) -> None:
+        """After the block is out: count recalls for exactly the entries shown, keep what the session computed
+        (its inline vectors, its query vector) and start the background run for what it left. A busy database
+        skips the optional writes rather than holding the session up; recalls raise StorageError to the caller."""
+        if shown_ids:
+            self._store.record_recall(list(shown_ids), self._clock.now())
+        work = answer.owed or _VectorWork()
+        try:
+            if work.fresh:
+                self._store_fresh(work)
+            if work.query_vector is not None and not work.cached and answer.query is not None:
+                self._remember_query(answer.query, work.query_vector)
+        except StorageError:
+            pass  # used for this session all the same; the background run redoes it
+        answer.background = self._hand_over(answer, work)
 
     def warm_query_vector(self, project_root: str) -> bool:
         """Embed and remember the project's current context query (the background run does this after a
@@ -125,41 +161,32 @@ class SessionStart:
         self._store.cache_query_vector(space.label, query, self._embedder.embed_query(query))
         return True
 
-    def record_recalls(self, shown_ids: Sequence[str]) -> None:
-        """Count a recall for every entry the session really showed (call once, after printing)."""
-        if shown_ids:
-            self._store.record_recall(list(shown_ids), self._clock.now())
-
     # -- the stages, in order ------------------------------------------------------------------------------------
     def _run(self, request: SessionRequest, deadline: Deadline) -> SessionAnswer:
         query = compose_context_query(self._context_source.collect(request.project_root, deadline))
         space = pinned_space(self._store)
         work = _VectorWork()
-        worker = self._start_query(query, space, work)
-        import_report, elsewhere = self._first_import(request, deadline.earlier(IMPORT_RESERVE_S))
-        if worker is not None:
-            self._queue_pending(worker, space)
+        self._worker = self._start_query(query, space, work)
+        import_report, status = self._first_import(request, deadline.earlier(IMPORT_RESERVE_S))
+        if self._worker is not None:
+            self._queue_pending(self._worker)
         stats = self._store.ranking_stats()
         keywords = self._retrieve.keyword_signal(query)
         decide_by = deadline.earlier(RANK_RESERVE_S)
-        if isinstance(self._index, PreparableVectorIndex) and query is not None:
-            work.index_ready = self._index.prepare(decide_by)
-        elif self._index is not None:
-            work.index_ready = True
-        if worker is not None:
-            self._collect(worker, work, decide_by)
+        work.index_ready = self._prepare_index(query, stats, space, decide_by)
+        if self._worker is not None:
+            self._collect(self._worker, work, decide_by)
         if work.fresh:
-            self._store_fresh(work.fresh, space)
             fresh_ids = {entry_id for entry_id, _ in work.fresh}
             stats = [s._replace(has_embedding=True) if s.id in fresh_ids else s for s in stats]
-        vectors = self._vector_signal(query, stats, work)
-        retrieval = self._retrieve.rank(query, stats, vectors, keywords, request.limit)
-        answer = SessionAnswer(retrieval=retrieval, step=self._step(vectors[1], work),
-                               import_report=import_report, import_elsewhere=elsewhere)
-        if work.query_vector is not None and not work.cached and query is not None:
-            self._remember_query(query, work.query_vector)
-        answer.background = self._hand_over(request, answer, work)
-        return answer
+            if space is None:
+                work.pin = EmbeddingSpace.of(self._embedder)
+        scoring_space = space or work.pin
+        vectors = self._vector_signal(query, stats, work, scoring_space)
+        retrieval = self._retrieve.rank(query, stats, vectors, keywords, request.limit, space=scoring_space)
+        return SessionAnswer(retrieval=retrieval, step=self._step(vectors[1], work), import_report=import_report,
+                             import_elsewhere=status == "elsewhere", import_deferred=status == "deferred",
+                             owed=work, query=query, project_root=request.project_root)
 
     def _claim(self, task: str) -> bool:
         if self._shared.claim(task):
@@ -192,37 +219,51 @@ class SessionStart:
         worker.start(query)
         return worker
 
-    def _first_import(self, request: SessionRequest, deadline: Deadline) -> tuple[Optional["ImportReport"], bool]:
-        """The first session of a project imports its markdown: what fits now, the rest in the background."""
+    def _first_import(self, request: SessionRequest, deadline: Deadline) -> tuple[Optional["ImportReport"], str]:
+        """The first session of a project imports its markdown: what fits now, the rest in the background.
+        Returns the report and `done`, `elsewhere` (another process imports it) or `deferred` (busy)."""
         if is_imported(self._store, request.project_root):
-            return None, False
+            return None, "done"
         task = f"{IMPORT_TASK}:{os.path.abspath(request.project_root)}"
         if not self._claim(task):
-            return None, True  # another session or the background run is importing it right now
+            return None, "elsewhere"
         try:
-            return self._importer().run(request.project_root, request.global_store, deadline=deadline), False
+            return self._importer().run(request.project_root, request.global_store, deadline=deadline), "done"
         except DatabaseCorrupt:
             raise
         except StorageError:
-            return None, True  # busy: reading still works; the background run imports it
+            return None, "deferred"  # reading still works; the background run imports it
         finally:
             self._release(task)
 
-    def _queue_pending(self, worker: EmbeddingWorker, space: Optional[EmbeddingSpace]) -> None:
+    def _queue_pending(self, worker: EmbeddingWorker) -> None:
         """The model is loading anyway: embed a few entries that have no vector yet (one session at a time)."""
         if not self._claim(VECTORS_TASK):
             worker.close()
             return
-        ids = self._store.pending_ids(INLINE_DOCUMENTS)
-        entries = self._store.get_many(ids) if ids else []
-        worker.add_documents([(e.id, document_text(e.name, e.description, e.reasoning, e.keywords))
-                              for e in entries])
-        worker.close()
+        try:
+            ids = self._store.pending_ids(INLINE_DOCUMENTS)
+            entries = self._store.get_many(ids) if ids else []
+            worker.add_documents([(e.id, document_text(e.name, e.description, e.reasoning, e.keywords))
+                                  for e in entries])
+        finally:
+            worker.close()
+
+    def _prepare_index(self, query: Optional[str], stats: list[EntryStats], space: Optional[EmbeddingSpace],
+                       decide_by: Deadline) -> bool:
+        """Load the stored vectors while the worker embeds, unless nothing could be compared with them."""
+        if self._index is None:
+            return False
+        blocker = self._retrieve.vector_blocker(query, stats, space)
+        if blocker == NO_VECTORS_YET:
+            return True  # nothing stored to load; vectors embedded inline are compared directly
+        if blocker is not None or not isinstance(self._index, PreparableVectorIndex):
+            return blocker is None
+        return self._index.prepare(decide_by)
 
     def _collect(self, worker: EmbeddingWorker, work: _VectorWork, decide_by: Deadline) -> None:
         """Wait for the query vector until the deadline, then briefly for the inline documents."""
         if not decide_by.wait(worker.query_done):
-            worker.stop()
             name = getattr(self._embedder, "provider_name", "embedding")
             work.failure = f"query embedding ({name}) not finished by the deadline"
             return
@@ -235,24 +276,9 @@ class SessionStart:
         worker.stop()
         work.fresh = worker.take_embedded()
 
-    def _store_fresh(self, fresh: list[tuple[str, list[float]]], space: Optional[EmbeddingSpace]) -> None:
-        """Keep the vectors embedded inline (pinning the space of a new database); a busy database only warns."""
-        try:
-            if space is None:
-                pin_space(self._store, EmbeddingSpace.of(self._embedder))
-            setter = getattr(self._store, "set_vectors", None)
-            items = [(entry_id, vector_bytes(vector)) for entry_id, vector in fresh]
-            if setter is not None:
-                setter(items)
-            else:
-                for entry_id, blob in items:
-                    self._store.set_vector(entry_id, blob)
-        except StorageError:
-            pass  # used for this session all the same; the background run stores them again
-
-    def _vector_signal(self, query: Optional[str], stats: list[EntryStats],
-                       work: _VectorWork) -> tuple[dict[str, float], SignalReport]:
-        blocker = self._retrieve.vector_blocker(query, stats)
+    def _vector_signal(self, query: Optional[str], stats: list[EntryStats], work: _VectorWork,
+                       space: Optional[EmbeddingSpace]) -> tuple[dict[str, float], SignalReport]:
+        blocker = self._retrieve.vector_blocker(query, stats, space)
         if blocker == NO_VECTORS_YET and work.failure:
             blocker = work.failure  # the vectors being embedded inline did not come in time
         if blocker is not None or self._index is None:
@@ -261,7 +287,8 @@ class SessionStart:
             return {}, SignalReport(reason=work.failure or "no query vector")
         if not work.index_ready:
             return {}, SignalReport(reason="stored vectors not loaded by the deadline (vector cache rebuilding)")
-        scores = self._index.similarities(work.query_vector)
+        scores = self._index.similarities(work.query_vector) if any(
+            s.has_embedding for s in stats if s.id not in {i for i, _ in work.fresh}) else {}
         for entry_id, vector in work.fresh:
             scores[entry_id] = math.fsum(a * b for a, b in zip(work.query_vector, vector))
         return scores, SignalReport(ran=True, matches=sum(1 for s in scores.values() if s > 0))
@@ -272,26 +299,36 @@ class SessionStart:
         slow = work.failure or (self._index is not None and work.query_vector is not None and not work.index_ready)
         return DEGRADED if slow else OFF
 
-    def _remember_query(self, query: str, vector: list[float]) -> None:
-        space = pinned_space(self._store)
-        if not isinstance(self._store, QueryVectorCache) or space is None:
-            return
-        try:
-            self._store.cache_query_vector(space.label, query, vector)
-        except StorageError:
-            pass  # the next session embeds the query again
+    def _mine_is_pinned(self) -> Optional[EmbeddingSpace]:
+        """The embedder's space when the database is pinned to exactly that space (checked now, not earlier)."""
+        if self._embedder is None:
+            return None
+        mine = EmbeddingSpace.of(self._embedder)
+        return mine if pinned_space(self._store) == mine else None
 
-    def _hand_over(self, request: SessionRequest, answer: SessionAnswer, work: _VectorWork) -> bool:
+    def _store_fresh(self, work: _VectorWork) -> None:
+        """Keep the vectors embedded inline, pinning a new database first; never into another space."""
+        if work.pin is not None and pinned_space(self._store) is None:
+            pin_space(self._store, work.pin)
+        if self._mine_is_pinned() is None:
+            return  # the database was pinned elsewhere meanwhile (a re-embed, another writer)
+        items = [(entry_id, vector_bytes(vector)) for entry_id, vector in work.fresh]
+        if isinstance(self._store, BatchVectorStore):
+            self._store.set_vectors(items)
+        else:
+            for entry_id, blob in items:
+                self._store.set_vector(entry_id, blob)
+
+    def _remember_query(self, query: str, vector: list[float]) -> None:
+        space = self._mine_is_pinned()
+        if space is not None and isinstance(self._store, QueryVectorCache):
+            self._store.cache_query_vector(space.label, query, vector)
+
+    def _hand_over(self, answer: SessionAnswer, work: _VectorWork) -> bool:
         """Start the background run when this session left work undone (and nobody is doing it already)."""
-        report = answer.import_report
-        unfinished_import = answer.import_elsewhere or (report is not None and not report.complete)
         pending = answer.retrieval.pending_embeddings > 0 and self._embedder is not None
-        if self._embedder is not None and pinned_space(self._store) is None and answer.retrieval.total:
-            pending = True  # a new database whose entries have no vector yet
         stale = bool(work.fresh) or (self._index is not None and not getattr(self._index, "cache_fresh", True))
         late_query = bool(work.failure) and work.query_vector is None  # the background run embeds it for next time
-        if not (unfinished_import or pending or stale or late_query):
+        if not (answer.import_unfinished or pending or stale or late_query):
             return False
-        for task in list(self._held):
-            self._release(task)
-        return self._shared.finish_in_background(request.project_root)
+        return self._shared.finish_in_background(answer.project_root)
