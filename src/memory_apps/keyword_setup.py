@@ -34,7 +34,7 @@ def build_keyword_tiers(provider: str) -> TieredKeywords:
     claude: keywords from the session only, then local. haiku / ollama: that tier, then local.
     local: local only. off: none (entries are stored without keywords).
     """
-    local = [Tier("local", LocalExtractiveKeywordGenerator())]
+    local = [Tier("local", LocalExtractiveKeywordGenerator(), in_process=True)]
     if provider == "off":
         return TieredKeywords([])
     if provider == "haiku":

@@ -52,6 +52,9 @@ class Tier:
 
     name: str
     generator: KeywordGenerator
+    in_process: bool = False
+    """A tier that only computes in this process (no network, no model): called directly, without a timeout
+    thread, so an import on a session's clock adds no thread beside the embedding worker."""
 
 
 class TieredKeywords:
@@ -85,6 +88,12 @@ class TieredKeywords:
         return []
 
     def _run(self, tier: Tier, name: str, description: str, reasoning: str, category: str) -> Optional[list[str]]:
+        if tier.in_process:
+            try:
+                return list(tier.generator.generate(name, description, reasoning, category))
+            except Exception as exc:  # noqa: BLE001 - a failing tier falls through to the next one
+                print(f"iflow-memory: keyword tier {tier.name} failed: {type(exc).__name__}", file=sys.stderr)
+                return None
         done = threading.Event()
         outcome: dict[str, object] = {}
 

@@ -160,3 +160,18 @@ def test_grounded_accepts_hyphenated_keywords(keyword, text):
 ])
 def test_grounded_rejects_words_absent_from_the_text(keyword, text):
     assert not grounded(keyword, text)
+
+
+def test_an_in_process_tier_runs_on_the_callers_thread():
+    """The local extractive tier computes in this process: no timeout thread beside the embedding worker."""
+    seen = []
+
+    class Recording:
+        def generate(self, name, description, reasoning, category):
+            seen.append(threading.current_thread())
+            return ["line-numbers", "config-files", "syntax-errors"]
+
+    text = "Report line numbers for syntax errors in config files."
+    tiers = TieredKeywords([Tier("local", Recording(), in_process=True)])
+    assert tiers.generate("Config errors", text, "", "patterns") == ["line-numbers", "config-files", "syntax-errors"]
+    assert seen == [threading.current_thread()]
