@@ -100,7 +100,9 @@ def section_session_starts(kit, report, workdir: Path, repeat: int, scripts: dic
         stores[size] = base / f"store-{size}"
         kit.log(f"section 7: building {size:,} x 384 database")
         kit.build_database(stores[size] / "memory.db", size, kit.LOCAL_SPACE, [projects[size]])
-    results["hook_10k"] = _hook_10k(kit, report, env, base, stores[10000], projects[10000], repeat, scripts, query)
+    with_models = _with_model_cache(kit, env, base, stores[10000], projects[10000])
+    results["hook_10k"] = _hook_10k(kit, report, env, base, stores[10000], projects[10000], repeat, scripts, query,
+                                    with_models)
     results["concurrent"] = _concurrent(kit, report, env, base, stores, projects, max(2, repeat // 2 + 1))
     results["first_sessions"] = _first_sessions(kit, report, env, base, stores[10000], max(1, repeat // 2),
                                                 quick)
@@ -109,10 +111,22 @@ def section_session_starts(kit, report, workdir: Path, repeat: int, scripts: dic
     return results
 
 
+def _with_model_cache(kit, env, base: Path, store: Path, project: Path) -> Path:
+    """A copy of the store after its first background run: the local model's optimised copy is built."""
+    copy = base / (store.name + "-models")
+    shutil.copytree(store, copy)
+    done = subprocess.run([kit.PY, "-m", "memory_apps.cli", "maintain", "--project-root", str(project),
+                           "--global-store", str(copy)], env=env, cwd=str(base), capture_output=True, text=True)
+    if done.returncode != 0 or not (copy / "models").is_dir():
+        raise RuntimeError(f"maintain did not build the model cache: {done.stderr[-2000:]}")
+    return copy
+
+
 def _hook_10k(kit, report, env, base: Path, store: Path, project: Path, repeat: int, scripts: dict,
-              query: str) -> dict:
+              query: str, with_models: Path) -> dict:
     db = str(store / "memory.db")
     args = kit.injector_args(project, store)
+    args_models = kit.injector_args(project, with_models)
     commands = {"floor": [kit.PY, str(scripts["floor"]), db],
                 "model_floor": [kit.PY, str(scripts["model_floor"]), query],
                 "cached": [kit.PY, "-m", "memory_apps.injector", *args]}
@@ -122,15 +136,15 @@ def _hook_10k(kit, report, env, base: Path, store: Path, project: Path, repeat: 
         script = base / "cached_model_floor.py"
         script.write_text(CACHED_MODEL_FLOOR_SCRIPT, encoding="utf-8")
         commands["model_floor_optimised"] = [kit.PY, str(script), query, str(base / "model-cache")]
-    samples: dict[str, list[float]] = {k: [] for k in [*commands, "new_context"]}
-    states: dict[str, list[str]] = {"cached": [], "new_context": []}
+    samples: dict[str, list[float]] = {k: [] for k in [*commands, "new_context", "new_context_models"]}
+    states: dict[str, list[str]] = {"cached": [], "new_context": [], "new_context_models": []}
     counter = 0
     for round_number in range(repeat + 1):
-        for name, command in [*commands.items(), ("new_context", None)]:
-            if name == "new_context":
+        for name, command in [*commands.items(), ("new_context", None), ("new_context_models", None)]:
+            if name.startswith("new_context"):
                 counter += 1
                 new_context(project, counter)
-                command = [kit.PY, "-m", "memory_apps.injector", *args]
+                command = [kit.PY, "-m", "memory_apps.injector", *(args if name == "new_context" else args_models)]
             ms, done = kit.run_proc(command, env, base)
             if done.returncode != 0:
                 raise RuntimeError(f"{name} failed: {done.stderr[-2000:]}")
@@ -138,17 +152,23 @@ def _hook_10k(kit, report, env, base: Path, store: Path, project: Path, repeat: 
                 states[name].append(kit.path_state(done.stdout, done.stderr))
             if round_number:
                 samples[name].append(ms)
+        new_context(project, 0)  # the cached runs always see this context (embedded once, in the warm-up)
         if round_number == 0:
-            new_context(project, 0)  # the cached runs keep this context from here on
             kit.run_proc([kit.PY, "-m", "memory_apps.injector", *args], env, base)
     med = {k: kit.median(v) for k, v in samples.items()}
     rss = {k: kit.peak_rss_mb(c, env, base) for k, c in commands.items()}
+    for n, (name, store_args) in enumerate((("new_context", args), ("new_context_models", args_models))):
+        new_context(project, 9000 + n)
+        rss[name] = kit.peak_rss_mb([kit.PY, "-m", "memory_apps.injector", *store_args], env, base)
+    new_context(project, 0)
     entry = {k: kit.summary(v) for k, v in samples.items()}
     entry["paths"] = {k: kit._states(v) for k, v in states.items()}
     entry["peak_rss_mb"] = rss
     entry["ratios"] = {"cached/floor": kit.ratio(med["cached"], med["floor"]),
                        "new_context/(floor+model_floor)": kit.ratio(med["new_context"],
-                                                                     med["floor"] + med["model_floor"])}
+                                                                     med["floor"] + med["model_floor"]),
+                       "new_context_models/(floor+model_floor)": kit.ratio(med["new_context_models"],
+                                                                            med["floor"] + med["model_floor"])}
     report.out("### Hook at 10,000 entries\n")
     rows = [("floor", f"{med['floor']:.0f}", "", ""),
             ("model floor (plain load)", f"{med['model_floor']:.0f}", "", "")]
@@ -160,10 +180,15 @@ def _hook_10k(kit, report, env, base: Path, store: Path, project: Path, repeat: 
     rows += [("(a) unchanged context: cached query vector", f"{med['cached']:.0f} ({entry['paths']['cached']})",
               f"{entry['ratios']['cached/floor']} of floor", f"<= {TARGET_CACHED} "
               + kit.verdict(entry["ratios"]["cached/floor"], TARGET_CACHED)),
-             ("(b) new context: model loads beside the database work",
+             ("(b) new context: model (plain load) beside the database work, before any background run",
               f"{med['new_context']:.0f} ({entry['paths']['new_context']})",
               f"{entry['ratios']['new_context/(floor+model_floor)']} of floor + model floor",
               f"<= {TARGET_NEW_CONTEXT} " + kit.verdict(entry["ratios"]["new_context/(floor+model_floor)"],
+                                                        TARGET_NEW_CONTEXT)),
+             ("(b) new context, optimised model cached (after the first background run)",
+              f"{med['new_context_models']:.0f} ({entry['paths']['new_context_models']})",
+              f"{entry['ratios']['new_context_models/(floor+model_floor)']} of floor + model floor",
+              f"<= {TARGET_NEW_CONTEXT} " + kit.verdict(entry["ratios"]["new_context_models/(floor+model_floor)"],
                                                         TARGET_NEW_CONTEXT))]
     report.out(kit.table(["process", "median ms (path)", "ratio", "target"], rows, right=(1,)))
     report.out("\nPeak resident memory, MB: " + ", ".join(f"{k} {v}" for k, v in rss.items() if v is not None))
@@ -231,6 +256,7 @@ def _first_sessions(kit, report, env, base: Path, big_store: Path, rounds: int, 
     for n in range(rounds):
         project = write_bank(kit.make_project(base / f"new-project-{n}", {"embedding_provider": "local"}), 12,
                              f"n{n}")
+        new_context(project, 5000 + n)  # a new project works on something new: its query needs the model
         ms, done = kit.run_proc([kit.PY, "-m", "memory_apps.injector", *kit.injector_args(project, big_store)],
                                 env, base)
         out["new_project_10k"].append({"ms": round(ms, 1), "path": kit.path_state(done.stdout, done.stderr),
@@ -239,6 +265,7 @@ def _first_sessions(kit, report, env, base: Path, big_store: Path, rounds: int, 
     for n in range(rounds):
         project = write_bank(kit.make_project(base / f"bank-3000-{n}", {"embedding_provider": "local"}), 3000,
                              f"b{n}")
+        new_context(project, 6000 + n)
         store = base / f"bank-store-{n}"
         last = n == rounds - 1
         ms, done = kit.run_proc([kit.PY, "-m", "memory_apps.injector", *kit.injector_args(project, store)],
