@@ -16,6 +16,8 @@ import re
 import time
 from typing import Optional
 
+from memory_adapters.temp_files import pid_alive
+
 LOCKS_DIR = ".locks"
 STUCK_AFTER_S = 30 * 60
 _SAFE = re.compile(r"[^a-z0-9]+")
@@ -113,7 +115,7 @@ class FileLeases:
         try:
             record = _record(os.pread(fd, 4096, 0))
             pid = record.get("pid") if record else None
-            if not isinstance(pid, int) or pid == os.getpid() or not _pid_alive(pid):
+            if not isinstance(pid, int) or pid == os.getpid() or not pid_alive(pid):
                 return None  # released (the note is emptied), or its holder died
             try:
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -124,15 +126,6 @@ class FileLeases:
         finally:
             os.close(fd)
 
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
 
 
 def _record(raw: bytes) -> Optional[dict]:

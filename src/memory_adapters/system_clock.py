@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 import time
 from datetime import datetime, timezone
 from typing import Optional
@@ -15,18 +14,6 @@ class SystemClock:
     def now(self) -> datetime:
         """Return the current UTC time."""
         return datetime.now(timezone.utc)
-
-
-class SystemTicker:
-    """Implements Ticker with the process's monotonic clock and real waits."""
-
-    def monotonic(self) -> float:
-        """Seconds on `time.monotonic()`."""
-        return time.monotonic()
-
-    def wait(self, event: threading.Event, timeout: float) -> bool:
-        """Block on the event for at most `timeout` seconds."""
-        return event.wait(max(0.0, timeout))
 
 
 def process_started_at(ticker_now: Optional[float] = None) -> float:

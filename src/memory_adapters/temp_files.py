@@ -26,7 +26,8 @@ def unlink_quietly(path: str) -> None:
         pass
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (owned by anyone)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -42,7 +43,7 @@ def remove_abandoned_temps(target: str, legacy_pattern: Optional[str] = None) ->
     removed = 0
     for temp in glob.glob(glob.escape(target) + TEMP_SUFFIX + "*"):
         pid = temp.rsplit(TEMP_SUFFIX, 1)[1].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
             unlink_quietly(temp)
             removed += 1
     if legacy_pattern:

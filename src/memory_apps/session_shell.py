@@ -12,10 +12,11 @@ from memory_core.deadline import Deadline
 def session_deadline(process_start: bool) -> Deadline:
     """The session's deadline: counted from the start of the process for the hook processes (the interpreter's
     start-up and imports count too), from now for in-process callers."""
-    from memory_adapters.system_clock import SystemTicker, process_started_at
+    from memory_adapters.system_clock import process_started_at
     from memory_apps.injection import SESSION_DEADLINE_S
+    from memory_core.deadline import MonotonicTicker
 
-    ticker = SystemTicker()
+    ticker = MonotonicTicker()
     start = process_started_at() if process_start else ticker.monotonic()
     return Deadline(ticker, start + SESSION_DEADLINE_S)
 

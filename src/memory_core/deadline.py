@@ -7,6 +7,7 @@ with a fake ticker and slow fakes instead of measuring the machine's speed.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Optional, Protocol, runtime_checkable
 
 
@@ -21,6 +22,18 @@ class Ticker(Protocol):
     def wait(self, event: threading.Event, timeout: float) -> bool:
         """Wait until `event` is set or `timeout` seconds passed; True when the event is set."""
         ...
+
+
+class MonotonicTicker:
+    """The real Ticker: the process's monotonic clock and real waits."""
+
+    def monotonic(self) -> float:
+        """Seconds on `time.monotonic()`."""
+        return time.monotonic()
+
+    def wait(self, event: threading.Event, timeout: float) -> bool:
+        """Block on the event for at most `timeout` seconds."""
+        return event.wait(max(0.0, timeout))
 
 
 class Deadline:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 import sys
 import threading
-import time
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from memory_core.deadline import Ticker
+from memory_core.deadline import MonotonicTicker, Ticker
 from memory_core.keywords import MIN_KEYWORDS, clean_keywords
 from memory_core.ports.keyword_generator import KeywordGenerator
 
@@ -34,18 +33,6 @@ def grounded(keyword: str, text: str) -> bool:
     return all(_stem(part) in stems for part in keyword.split("-") if part)
 
 
-class _RealTime:
-    """The process's monotonic clock and real waits (the core may not import the adapters' SystemTicker)."""
-
-    def monotonic(self) -> float:
-        """Seconds on `time.monotonic()`."""
-        return time.monotonic()
-
-    def wait(self, event: threading.Event, timeout: float) -> bool:
-        """Block on the event for at most `timeout` seconds."""
-        return event.wait(max(0.0, timeout))
-
-
 @dataclass
 class Tier:
     """One named keyword generator."""
@@ -64,7 +51,7 @@ class TieredKeywords:
                  ticker: Optional[Ticker] = None) -> None:
         self._tiers = list(tiers)
         self._timeout_s = timeout_s
-        self._ticker: Ticker = ticker if ticker is not None else _RealTime()
+        self._ticker: Ticker = ticker if ticker is not None else MonotonicTicker()
 
     def generate(self, name: str, description: str, reasoning: str, category: str,
                  supplied: Sequence[str] = ()) -> list[str]:
