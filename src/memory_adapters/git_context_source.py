@@ -10,6 +10,7 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING, Optional
 
+from memory_adapters.regular_files import read_regular_text
 from memory_core.ports.context_source import ProjectContext
 
 if TYPE_CHECKING:
@@ -31,8 +32,7 @@ def find_active_feature(project_root: str) -> tuple[Optional[str], dict]:
     active: list[tuple[int, str, dict]] = []
     for meta_path in glob.glob(os.path.join(glob.escape(project_root), "docs", "features", "*", ".meta.json")):
         try:
-            with open(meta_path, encoding="utf-8") as handle:
-                data = json.load(handle)
+            data = json.loads(read_regular_text(meta_path))
         except (OSError, ValueError) as exc:
             print(f"iflow-memory: skipping {meta_path}: {exc}", file=sys.stderr)
             continue
@@ -63,8 +63,7 @@ def first_paragraph(feature_dir: str) -> Optional[str]:
     for name in ("spec.md", "prd.md"):
         path = os.path.join(feature_dir, name)
         try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
+            text = read_regular_text(path)
         except OSError:
             continue
         words = _prose(text).split()[:MAX_WORDS]

@@ -9,6 +9,7 @@ import sys
 from datetime import datetime, timezone
 from typing import Optional
 
+from memory_adapters.regular_files import BANK_FILE_LIMIT, read_regular_text
 from memory_core.knowledge import KnowledgeEntry, Origin
 from memory_core.records import CATEGORIES
 
@@ -125,8 +126,7 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
 def parse_file(path: str, category: str, origin: Origin) -> list[KnowledgeEntry]:
     """Parse one category file; an unreadable file yields nothing and a warning."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+        text = read_regular_text(path, BANK_FILE_LIMIT)
     except OSError as exc:
         print(f"iflow-memory: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return []
@@ -148,6 +148,8 @@ class MarkdownKnowledgeBankReader:
             path = os.path.join(directory, f"{category}.md")
             if os.path.isfile(path):
                 entries.extend(parse_file(path, category, origin))
+            elif os.path.lexists(path):  # a FIFO, a device, a directory: never opened
+                print(f"iflow-memory: cannot read {path}: not a regular file", file=sys.stderr)
         if self._warn_unknown:
             known = {f"{c}.md" for c in CATEGORIES}
             for name in sorted(os.listdir(directory)):

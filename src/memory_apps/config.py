@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sys
 from dataclasses import dataclass, fields
 from typing import Any, Optional
+
+from memory_adapters.regular_files import read_regular_text
 
 CONFIG_RELATIVE_PATH = os.path.join(".claude", "iflow-dev.local.md")
 EMBEDDING_PROVIDERS = ("auto", "none", "local", "gemini", "voyage", "openai", "ollama")
@@ -82,9 +85,10 @@ def load_config(project_root: str) -> MemoryConfig:
     """Parse the config file (missing file: defaults); bad values and unknown keys warn and use defaults."""
     path = os.path.join(project_root, CONFIG_RELATIVE_PATH)
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
+        lines = read_regular_text(path).splitlines()
+    except OSError as exc:
+        if exc.errno not in (errno.ENOENT, errno.ENOTDIR):  # there, but a FIFO, a device, huge, unreadable
+            _warn(path, f"not read ({exc.strerror}); using the defaults")
         return MemoryConfig()
     defaults = MemoryConfig()
     values: dict[str, Any] = {}
