@@ -1,4 +1,8 @@
-"""Cheap and full checks that a database file is sound, and moving a corrupt one aside (never deleting it)."""
+"""Whether a database is sound, decided only by SQLite's own answers, and moving a corrupt one aside.
+
+The file is never opened with a Python file object: closing such a handle drops every POSIX lock this process
+holds on it (SQLite's documented pitfall), and a header read beside live WAL checkpoints sees sizes that are not
+corruption. `SQLITE_CORRUPT`/`SQLITE_NOTADB` and `PRAGMA quick_check` are the only evidence (ADR 7)."""
 
 from __future__ import annotations
 
@@ -8,34 +12,7 @@ import sqlite3
 import time
 from typing import Optional
 
-HEADER_MAGIC = b"SQLite format 3\x00"
 MARKER_SUFFIX = ".verified"
-
-
-def header_problem(path: str) -> Optional[str]:
-    """Read the 100-byte header: wrong magic, bad page size or a file shorter than its pages means corrupt."""
-    try:
-        size = os.path.getsize(path)
-        if size == 0:
-            return None  # SQLite treats an empty file as a new database
-        with open(path, "rb") as handle:
-            header = handle.read(100)
-    except OSError:
-        return None  # missing or unreachable: opening reports it as a storage error, not corruption
-    if len(header) < 100 or not header.startswith(HEADER_MAGIC):
-        return "not an SQLite database (bad header)"
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    if page_size < 512 or page_size & (page_size - 1):
-        return "bad page size in header"
-    if size % page_size:
-        return "file size is not a whole number of pages (truncated?)"
-    pages = int.from_bytes(header[28:32], "big")
-    valid_for = int.from_bytes(header[92:96], "big")
-    change_counter = int.from_bytes(header[24:28], "big")
-    if pages and valid_for == change_counter and size < pages * page_size:
-        return f"truncated: header says {pages} pages, file has {size // page_size}"
-    return None
 
 
 def _fingerprint(path: str) -> dict:
@@ -62,12 +39,27 @@ def mark_verified(path: str) -> None:
         pass
 
 
+CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB (primary codes)
+_CORRUPT_TEXT = ("database disk image is malformed", "file is not a database")
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """True when SQLite itself answered SQLITE_CORRUPT or SQLITE_NOTADB (extended codes included)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in CORRUPT_CODES
+    # Python 3.10's sqlite3 has no error codes: SQLite's own messages for those two codes.
+    return isinstance(exc, sqlite3.DatabaseError) and any(t in str(exc).lower() for t in _CORRUPT_TEXT)
+
+
 def quick_check(conn: sqlite3.Connection) -> Optional[str]:
     """SQLite's quick_check; None when the database is sound."""
     try:
         rows = conn.execute("PRAGMA quick_check(5)").fetchall()
     except sqlite3.DatabaseError as exc:
-        return str(exc)
+        if is_corruption(exc):
+            return str(exc)
+        raise
     messages = [r[0] for r in rows]
     return None if messages == ["ok"] else "; ".join(messages)
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
 from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.records import ENTRY_FIELDS, Entry, EntryStats, ImportOutcome, UpsertOutcome
-from memory_adapters.sqlite_health import header_problem, mark_verified, quick_check, verified_unchanged
+from memory_adapters.sqlite_health import is_corruption, mark_verified, quick_check, verified_unchanged
 from memory_adapters.sqlite_schema import ensure_fts, migrate
 
 if TYPE_CHECKING:
@@ -90,11 +90,8 @@ class SqliteEntryStore:
     def __init__(self, path: str, enable_fts5: bool = True, full_check: bool = False,
                  busy_timeout_ms: int = BUSY_TIMEOUT_MS, busy_retries: int = 6) -> None:
         """Open (creating if needed), check and migrate. `full_check` runs quick_check when the file changed
-        since it was last verified; the cheap header check always runs. Raises DatabaseCorrupt or StorageError."""
+        since it was last verified. Raises DatabaseCorrupt (SQLite's own verdict) or StorageError."""
         self.path = path
-        problem = header_problem(path)
-        if problem:
-            raise DatabaseCorrupt(f"{path}: {problem}")
         self._lock = threading.RLock()  # one connection, possibly shared by an MCP server's worker threads
         self._verify_after_open = False
         self._busy_timeout_ms = busy_timeout_ms
@@ -574,5 +571,4 @@ def _storage_error(path: str, exc: sqlite3.Error) -> StorageError:
 
 
 def _looks_corrupt(exc: sqlite3.DatabaseError) -> bool:
-    text = str(exc).lower()
-    return "not a database" in text or "malformed" in text or "corrupt" in text or "encrypted" in text
+    return is_corruption(exc)
