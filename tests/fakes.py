@@ -11,6 +11,7 @@ from typing import Iterable, Optional, Sequence
 
 from memory_core.fts_query import sanitise_fts_query
 from memory_core.knowledge import KnowledgeEntry, Origin
+from memory_core.merge import imported, reinforced
 from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
 from memory_core.ports.context_source import ProjectContext
 
@@ -64,45 +65,20 @@ class InMemoryEntryStore:
         self._keyword_search = keyword_search
 
     def upsert(self, draft: EntryDraft, now: datetime) -> UpsertOutcome:
-        """Insert or reinforce (observation +1), overwriting only given text fields."""
+        """Insert or reinforce, by the core's merge rule."""
         self.deleted_ids.discard(draft.entry_id)
         existing = self.entries.get(draft.entry_id)
-        if existing is None:
-            entry = Entry.from_draft(draft, now)
-            self.entries[entry.id] = entry
-            return UpsertOutcome(entry_id=entry.id, created=True, observation_count=entry.observation_count)
-        given = draft.model_fields_set
-        update = {"name": draft.name, "description": draft.description, "updated_at": now,
-                  "observation_count": existing.observation_count + 1}
-        if draft.reasoning:
-            update["reasoning"] = draft.reasoning
-        if "keywords" in given and draft.keywords:
-            update["keywords"] = draft.keywords
-        if "references" in given and draft.references:
-            update["references"] = draft.references
-        if "confidence" in given:
-            update["confidence"] = draft.confidence
-        self.entries[existing.id] = existing.with_changes(**update)
-        return UpsertOutcome(entry_id=existing.id, created=False, observation_count=update["observation_count"])
+        entry = reinforced(existing, draft, now)
+        self.entries[entry.id] = entry
+        return UpsertOutcome(entry_id=entry.id, created=existing is None, observation_count=entry.observation_count)
 
     def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
-        """Insert new; raise counters when the markdown has more observations; else unchanged."""
-        if draft.entry_id in self.deleted_ids:
-            return ImportOutcome(entry_id=draft.entry_id, status="deleted")
-        existing = self.entries.get(draft.entry_id)
-        if existing is None:
-            entry = Entry.from_draft(draft.model_copy(update={"source": "import"}), now)
-            self.entries[entry.id] = entry.with_changes(**{"updated_at": updated_at or now})
-            return ImportOutcome(entry_id=entry.id, status="new")
-        if draft.observation_count > existing.observation_count:
-            self.entries[existing.id] = existing.with_changes(**{
-                "observation_count": draft.observation_count, "confidence": draft.confidence,
-                "updated_at": updated_at or now})
-            return ImportOutcome(entry_id=existing.id, status="updated")
-        if draft.keywords and not existing.keywords:
-            self.entries[existing.id] = existing.with_changes(**{"keywords": draft.keywords})
-            return ImportOutcome(entry_id=existing.id, status="updated")
-        return ImportOutcome(entry_id=existing.id, status="unchanged")
+        """Import one markdown entry, by the core's merge rule."""
+        status, entry = imported(self.entries.get(draft.entry_id), draft, now, updated_at,
+                                 draft.entry_id in self.deleted_ids)
+        if entry is not None:
+            self.entries[entry.id] = entry
+        return ImportOutcome(entry_id=draft.entry_id, status=status)
 
     def import_entries(self, items, now: datetime) -> list[ImportOutcome]:
         """Import several entries (all or nothing is trivially true in memory)."""

@@ -291,7 +291,7 @@ def test_process_killed_mid_write_leaves_a_consistent_database(tmp_path):
 
     store = SqliteEntryStore(str(db), full_check=True)
     try:
-        assert store.integrity_ok()
+        assert db_rows(db, "PRAGMA integrity_check") == [("ok",)]
         assert store.count() == rows == len(store.all_entries())
         assert sum(e.observation_count for e in store.all_entries()) == observations
     finally:
@@ -334,7 +334,7 @@ def test_full_disk_raises_a_clear_storage_error_and_keeps_earlier_entries(tmp_pa
     assert store.get(big.entry_id) is None
     store.close()
     reopened = SqliteEntryStore(path, full_check=True)
-    assert reopened.integrity_ok() and reopened.count() == 5
+    assert db_rows(Path(path), "PRAGMA integrity_check") == [("ok",)] and reopened.count() == 5
     reopened.close()
 
 

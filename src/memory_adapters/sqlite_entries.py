@@ -1,0 +1,129 @@
+"""The entry rows of the SQLite store: writes merged by the core's rules inside one short transaction, reads
+straight from the table (the ranking fields from an index)."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Optional, Sequence
+
+from memory_adapters.sqlite_connection import SqliteConnection, to_text
+from memory_adapters.sqlite_rows import COLUMNS, RANKING_SELECT, WRITE_ENTRY, entry_params, row_entry
+from memory_core.merge import imported, reinforced
+from memory_core.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
+
+if TYPE_CHECKING:
+    from memory_core.models import EntryDraft
+
+
+class SqliteEntries(SqliteConnection):
+    """EntryStore over the `entries`, `deleted_entries` and `_metadata` tables."""
+
+    def _stored(self, conn: sqlite3.Connection, entry_id: str) -> Optional[Entry]:
+        row = conn.execute(f"SELECT {COLUMNS} FROM entries WHERE id = ?", (entry_id,)).fetchone()
+        return row_entry(row) if row else None
+
+    def upsert(self, draft: "EntryDraft", now: datetime) -> UpsertOutcome:
+        """Insert, or reinforce (observation +1) and overwrite the text fields that were given."""
+        with self._tx() as conn:
+            existing = self._stored(conn, draft.entry_id)
+            entry = reinforced(existing, draft, now)
+            conn.execute("DELETE FROM deleted_entries WHERE id = ?", (entry.id,))
+            conn.execute(WRITE_ENTRY, entry_params(entry))
+            self._entry_written(conn, entry, "record")
+        return UpsertOutcome(entry_id=entry.id, created=existing is None, observation_count=entry.observation_count)
+
+    def import_entry(self, draft: "EntryDraft", now: datetime,
+                     updated_at: Optional[datetime] = None) -> ImportOutcome:
+        """Import one entry (see import_entries)."""
+        return self.import_entries([(draft, updated_at)], now)[0]
+
+    def import_entries(self, items: Sequence[tuple["EntryDraft", Optional[datetime]]],
+                       now: datetime) -> list[ImportOutcome]:
+        """Import a batch of markdown entries in one transaction: all of it lands, or none of it."""
+        outcomes = []
+        with self._tx() as conn:
+            for draft, updated_at in items:
+                deleted = conn.execute("SELECT 1 FROM deleted_entries WHERE id = ?", (draft.entry_id,)).fetchone()
+                status, entry = imported(self._stored(conn, draft.entry_id), draft, now, updated_at,
+                                         deleted is not None)
+                if entry is not None:
+                    conn.execute(WRITE_ENTRY, entry_params(entry))
+                outcomes.append(ImportOutcome(entry_id=draft.entry_id, status=status))
+        return outcomes
+
+    def delete(self, entry_id: str) -> bool:
+        """Delete one entry and keep its tombstone; True when it existed."""
+        with self._tx() as conn:
+            existing = self._stored(conn, entry_id)
+            conn.execute("DELETE FROM staged_vectors WHERE id = ?", (entry_id,))
+            existed = conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,)).rowcount > 0
+            if existed:
+                conn.execute("INSERT OR REPLACE INTO deleted_entries(id, deleted_at) VALUES (?, ?)",
+                             (entry_id, to_text(datetime.now(timezone.utc))))
+                if existing is not None:
+                    self._entry_written(conn, existing, "forget")
+            return existed
+
+    def _entry_written(self, conn: sqlite3.Connection, entry: Entry, action: str) -> None:
+        """Hook for work that must commit with the entry (the markdown outbox)."""
+
+    def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
+        """Increment recall_count and set last_recalled_at in one short transaction."""
+        if not entry_ids:
+            return
+        marks = ",".join("?" * len(entry_ids))
+        self._write(f"UPDATE entries SET recall_count = COALESCE(recall_count, 0) + 1, last_recalled_at = ? "
+                    f"WHERE id IN ({marks})", (to_text(when), *entry_ids))
+
+    def get(self, entry_id: str) -> Optional[Entry]:
+        """Return one entry by id, or None."""
+        rows = self._read(f"SELECT {COLUMNS} FROM entries WHERE id = ?", (entry_id,))
+        return row_entry(rows[0]) if rows else None
+
+    def all_entries(self) -> list[Entry]:
+        """Return every readable entry, without vectors."""
+        entries = (row_entry(row) for row in self._read(f"SELECT {COLUMNS} FROM entries ORDER BY rowid"))
+        return [e for e in entries if e is not None]
+
+    def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
+        """Return the entries with these ids in the given order."""
+        found: dict[str, Entry] = {}
+        for start in range(0, len(entry_ids), 500):
+            chunk = list(entry_ids[start:start + 500])
+            marks = ",".join("?" * len(chunk))
+            for row in self._read(f"SELECT {COLUMNS} FROM entries WHERE id IN ({marks})", chunk):
+                entry = row_entry(row)
+                if entry is not None:
+                    found[entry.id] = entry
+        return [found[i] for i in entry_ids if i in found]
+
+    def ranking_stats(self) -> list[EntryStats]:
+        """Return id, category and ranking counters of every well-formed entry (the hot path: one query)."""
+        # Answered from indexes (idx_entries_ranking, idx_entries_pending), never the rows full of vectors.
+        # SQLite cleans the counters and turns the timestamp into POSIX seconds, so Python only wraps tuples.
+        stats = list(map(EntryStats._make, self._read(RANKING_SELECT)))
+        pending = {r[0] for r in self._read("SELECT id FROM entries WHERE embedding IS NULL")}
+        if pending:
+            stats = [s._replace(has_embedding=False) if s.id in pending else s for s in stats]
+        return stats
+
+    def count(self) -> int:
+        """Return the number of entries."""
+        return int(self._read("SELECT COUNT(*) FROM entries")[0][0])
+
+    def deleted_ids(self) -> list[str]:
+        """The ids of deleted entries (tombstones), so a rebuild never revives them."""
+        return [r[0] for r in self._read("SELECT id FROM deleted_entries ORDER BY id")]
+
+    def get_metadata(self, key: str) -> Optional[str]:
+        """Read one `_metadata` value."""
+        rows = self._read("SELECT value FROM _metadata WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_metadata(self, key: str, value: str) -> None:
+        """Write one `_metadata` value."""
+        self._write(SET_META, (key, value))
+
+
+SET_META = "INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"

@@ -1,0 +1,130 @@
+"""Rows of the `entries` table and the core's `Entry`, both ways: trusted rows are wrapped as they are, rows
+that break the model's rules (edited by hand, written by an old version) are revalidated or skipped."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import sys
+from datetime import datetime, timezone
+from typing import Optional
+
+from memory_adapters.sqlite_connection import from_text, to_text
+from memory_core.records import ENTRY_FIELDS, Entry
+
+COLUMNS = (
+    'id, name, description, reasoning, category, keywords, "references", observation_count, confidence, '
+    "recall_count, last_recalled_at, created_at, updated_at, source, source_project, "
+    "embedding IS NOT NULL AS has_embedding"
+)
+FIELDS = [c.strip().strip('"').split(" AS ")[-1] for c in COLUMNS.split(",")]
+
+# Writing a merged entry back: every field the merge rules decide; counters of recalls and the vector stay.
+WRITE_ENTRY = """
+    INSERT INTO entries (id, name, description, reasoning, category, keywords, "references",
+        observation_count, confidence, recall_count, created_at, updated_at, source, source_project)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+    ON CONFLICT(id) DO UPDATE SET
+        name = excluded.name, description = excluded.description, reasoning = excluded.reasoning,
+        keywords = excluded.keywords, "references" = excluded."references",
+        observation_count = excluded.observation_count, confidence = excluded.confidence,
+        updated_at = excluded.updated_at
+"""
+
+RANKING_SELECT = (
+    "SELECT id, category, "
+    "CASE WHEN typeof(observation_count) = 'integer' AND observation_count > 0 THEN observation_count ELSE 1 END, "
+    "CASE WHEN confidence IN ('high', 'medium', 'low') THEN confidence ELSE 'medium' END, "
+    "CASE WHEN typeof(recall_count) = 'integer' AND recall_count > 0 THEN recall_count ELSE 0 END, "
+    # julianday() reads ISO 8601 with Z, an offset or neither (naive = UTC); unreadable -> the epoch.
+    "COALESCE(ROUND((julianday(COALESCE(updated_at, created_at)) - 2440587.5) * 86400.0, 3), 0.0), "
+    "1 "
+    "FROM entries WHERE typeof(id) = 'text' AND category IN ('anti-patterns', 'heuristics', 'patterns')"
+)
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_ID = re.compile(r"^[0-9a-f]{16}$")
+_CATEGORIES = {"anti-patterns", "patterns", "heuristics"}
+_CONFIDENCES = {"high", "medium", "low"}
+_SOURCES = {"retro", "session-capture", "manual", "import"}
+
+
+def dumps(values: list[str]) -> str:
+    """A JSON list of strings, as the keywords and references columns hold them."""
+    return json.dumps(values, ensure_ascii=False)
+
+
+def json_list(text: Optional[str]) -> list[str]:
+    """The strings of a JSON list column; anything else reads as empty."""
+    if not text:
+        return []
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def entry_params(entry: Entry) -> tuple:
+    """The parameters of WRITE_ENTRY for one entry."""
+    return (entry.id, entry.name, entry.description, entry.reasoning, entry.category, dumps(entry.keywords),
+            dumps(entry.references), entry.observation_count, entry.confidence, to_text(entry.created_at),
+            to_text(entry.updated_at), entry.source, entry.source_project)
+
+
+def row_entry(row: tuple) -> Optional[Entry]:
+    """The Entry of one `SELECT COLUMNS` row, or None (with a warning) when it cannot be made valid."""
+    data = dict(zip(FIELDS, row))
+    created = from_text(data["created_at"])
+    updated = from_text(data["updated_at"])
+    data.update(
+        keywords=json_list(data["keywords"]),
+        references=json_list(data["references"]),
+        reasoning=data["reasoning"] or "",
+        observation_count=data["observation_count"] or 1,
+        recall_count=data["recall_count"] or 0,
+        confidence=data["confidence"] or "medium",
+        last_recalled_at=from_text(data["last_recalled_at"]),
+        created_at=created or updated or _EPOCH,
+        updated_at=updated or created or _EPOCH,
+        has_embedding=bool(data["has_embedding"]),
+    )
+    if _trusted(data):
+        return Entry(**data)  # the schema's CHECK constraints already hold: no validation on the hot path
+    return _revalidated(data)
+
+
+def blob(vector: bytes) -> sqlite3.Binary:
+    """A vector's bytes as an SQLite BLOB parameter."""
+    return sqlite3.Binary(vector)
+
+
+def _revalidated(data: dict) -> Optional[Entry]:
+    """Validated like a new draft, so it is cleaned (blank-stripped, secrets redacted) or skipped."""
+    from pydantic import ValidationError
+
+    from memory_core.models import EntryDraft
+
+    try:
+        if not (isinstance(data["id"], str) and _ID.match(data["id"])):
+            raise ValueError("id is not a 16-digit content hash")
+        draft = EntryDraft.model_validate({k: v for k, v in data.items() if k in EntryDraft.model_fields})
+    except (ValidationError, ValueError) as exc:
+        reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        print(f"iflow-memory: skipping unreadable entry {data.get('id')}: {reason}", file=sys.stderr)
+        return None
+    return Entry(**{**{k: data[k] for k in ENTRY_FIELDS if k in data}, **draft.model_dump()})
+
+
+def _trusted(data: dict) -> bool:
+    """True when a row already satisfies the model (the usual case), so validation can be skipped."""
+    return (
+        isinstance(data["id"], str) and bool(_ID.match(data["id"]))
+        and isinstance(data["name"], str) and bool(data["name"].strip())
+        and isinstance(data["description"], str) and bool(data["description"].strip())
+        and data["category"] in _CATEGORIES and data["confidence"] in _CONFIDENCES
+        and data["source"] in _SOURCES
+        and isinstance(data["observation_count"], int) and data["observation_count"] >= 1
+        and isinstance(data["recall_count"], int) and data["recall_count"] >= 0
+    )

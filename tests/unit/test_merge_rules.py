@@ -1,0 +1,99 @@
+"""The merge rules of a repeated write and of an import (memory_core.merge), as properties."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import given, settings, strategies as st
+
+from memory_core.merge import imported, reinforced
+from memory_core.models import EntryDraft
+
+T0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
+words = st.text(alphabet="abcdefghij ", min_size=3, max_size=30).filter(lambda t: t.strip())
+confidences = st.sampled_from(["high", "medium", "low"])
+
+
+@st.composite
+def drafts(draw, description: str = "Keep database writes short so other writers are not blocked."):
+    fields = {"name": draw(words), "description": description, "category": "patterns", "source": "retro"}
+    for key, strategy in (("reasoning", words), ("keywords", st.lists(st.sampled_from(["sqlite", "wal", "locks"]),
+                                                                          max_size=3, unique=True)),
+                          ("references", st.lists(st.sampled_from(["a.py", "b.py"]), max_size=2, unique=True)),
+                          ("confidence", confidences),
+                          ("observation_count", st.integers(min_value=1, max_value=50))):
+        if draw(st.booleans()):
+            fields[key] = draw(strategy)
+    return EntryDraft(**fields)
+
+
+@given(first=drafts(), repeats=st.lists(drafts(), min_size=1, max_size=6))
+def test_every_repeat_counts_exactly_one_observation_and_keeps_what_was_not_given(first, repeats):
+    entry = reinforced(None, first, T0)
+    assert (entry.id, entry.observation_count, entry.created_at) == (first.entry_id, first.observation_count, T0)
+    entry = entry.with_changes(recall_count=7)
+    for n, draft in enumerate(repeats, start=1):
+        before = entry
+        entry = reinforced(before, draft, T0 + timedelta(hours=n))
+        assert entry.observation_count == before.observation_count + 1
+        assert (entry.recall_count, entry.created_at, entry.category, entry.source) == \
+            (7, T0, before.category, before.source)
+        assert entry.updated_at == T0 + timedelta(hours=n)
+        assert entry.name == draft.name
+        assert entry.reasoning == (draft.reasoning or before.reasoning)
+        given_fields = draft.model_fields_set
+        assert entry.keywords == (draft.keywords if "keywords" in given_fields and draft.keywords
+                                  else before.keywords)
+        assert entry.confidence == (draft.confidence if "confidence" in given_fields else before.confidence)
+    assert entry.observation_count == first.observation_count + len(repeats)
+
+
+@given(stored=drafts(), bank=st.lists(drafts(), min_size=1, max_size=5))
+def test_an_import_only_catches_up_and_importing_again_changes_nothing(stored, bank):
+    entry = reinforced(None, stored, T0)
+    for draft in bank:
+        status, changed = imported(entry, draft, T0, None, deleted=False)
+        after = changed or entry
+        assert after.observation_count == max(entry.observation_count, draft.observation_count)
+        assert status == ("updated" if changed else "unchanged")
+        assert imported(after, draft, T0, None, deleted=False) == ("unchanged", None)
+        entry = after
+    assert entry.observation_count == max([stored.observation_count] + [d.observation_count for d in bank])
+
+
+@given(draft=drafts())
+def test_a_deleted_entry_stays_deleted_and_a_new_one_is_marked_imported(draft):
+    assert imported(None, draft, T0, None, deleted=True) == ("deleted", None)
+    later = T0 - timedelta(days=3)
+    status, entry = imported(None, draft, T0, later, deleted=False)
+    assert status == "new" and entry.source == "import" and entry.updated_at == later and entry.created_at == T0
+
+
+@settings(max_examples=30, deadline=None)
+@given(ops=st.lists(st.tuples(st.sampled_from(["upsert", "import", "delete"]), st.integers(0, 2), drafts()),
+                    min_size=1, max_size=12))
+def test_sqlite_and_the_fake_apply_the_same_rules(tmp_path_factory, ops):
+    """Whatever sequence of writes, imports and deletes: the SQLite store ends exactly like the fake."""
+    from memory_adapters.sqlite_store import SqliteEntryStore
+    from tests.fakes import InMemoryEntryStore
+
+    sqlite = SqliteEntryStore(str(tmp_path_factory.mktemp("merge") / "memory.db"))
+    fake = InMemoryEntryStore()
+    texts = ["Pin the tokenizer next to the weights.", "Retry busy writes with backoff.", "Fence recalled notes."]
+    try:
+        for n, (op, which, draft) in enumerate(ops):
+            draft = draft.model_copy(update={"description": texts[which]})
+            when = T0 + timedelta(minutes=n)
+            for store in (sqlite, fake):
+                if op == "upsert":
+                    store.upsert(draft, when)
+                elif op == "import":
+                    store.import_entries([(draft, None)], when)
+                else:
+                    store.delete(draft.entry_id)
+        def shape(store):
+            return sorted((e.id, e.name, e.reasoning, e.keywords, e.references, e.confidence, e.source,
+                           e.observation_count, e.created_at, e.updated_at) for e in store.all_entries())
+        assert shape(sqlite) == shape(fake)
+    finally:
+        sqlite.close()
