@@ -7,11 +7,11 @@ import fcntl
 import json
 import os
 import re
-import tempfile
 from datetime import timezone
 from typing import Iterator, Optional
 
 from memory_adapters.markdown_knowledge_bank import split_blocks, parse_block
+from memory_adapters.safe_files import atomic_write_text, read_text_no_follow
 from memory_core.hashing import content_hash
 from memory_core.records import Entry
 from memory_core.rendering import detail_lines, header_line
@@ -102,21 +102,9 @@ def remove_block(text: str, entry_id: str, category: str) -> str:
 
 
 def atomic_write(path: str, text: str) -> None:
-    """Write via a temp file and rename; new files are private (0600), existing ones keep their mode."""
-    directory = os.path.dirname(path) or "."
-    mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o600
-    handle, temp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    """Write via a temp file and rename, never through a link; new files are private (0600), existing ones keep
+    their mode."""
+    atomic_write_text(path, text)
 
 
 @contextlib.contextmanager
@@ -158,8 +146,7 @@ class MarkdownAuditTrail:
             for path in paths:
                 if not os.path.exists(path):
                     continue
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
+                text = read_text_no_follow(path)
                 updated = remove_block(text, entry.id, entry.category)
                 if updated != text:
                     atomic_write(path, updated)
@@ -174,8 +161,7 @@ class MarkdownAuditTrail:
                 os.makedirs(os.path.dirname(path), mode=0o700 if global_format else 0o777, exist_ok=True)
                 title = TITLES[entry.category]
                 if os.path.exists(path):
-                    with open(path, encoding="utf-8", errors="replace") as handle:
-                        text = handle.read()
+                    text = read_text_no_follow(path)  # a link to a secret is refused, never copied
                 else:
                     text = (GLOBAL_HEADER if global_format else LOCAL_HEADER).format(title=title)
                 atomic_write(path, upsert_block(text, entry, global_format, increment))

@@ -6,6 +6,7 @@ import os
 from typing import Sequence
 
 from memory_adapters.markdown_audit_trail import content_lines, safe_description_lines
+from memory_adapters.safe_files import PRIVATE, atomic_write_text, existing_regular
 from memory_core.records import CATEGORIES, Entry
 from memory_core.rendering import header_line
 
@@ -24,16 +25,18 @@ def entry_markdown(entry: Entry) -> str:
 
 
 def export_markdown(entries: Sequence[Entry], directory: str) -> list[tuple[str, int]]:
-    """Write anti-patterns.md, heuristics.md and patterns.md into `directory`; returns (path, count)."""
+    """Write anti-patterns.md, heuristics.md and patterns.md into `directory` (created 0700, files 0600, never
+    through a link); returns (path, count)."""
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    paths = {category: os.path.join(directory, f"{category}.md") for category in CATEGORIES}
+    for path in paths.values():
+        existing_regular(path)  # refuse before writing any of the three
     written = []
     for category in CATEGORIES:
         chosen = [e for e in entries if e.category == category]
-        path = os.path.join(directory, f"{category}.md")
+        path = paths[category]
         header = f"# {TITLES[category]}\n\nExported by iflow-memory.\n\n"
         body = "\n\n".join(entry_markdown(e) for e in chosen)
-        temp = f"{path}.tmp-{os.getpid()}"
-        with open(temp, "w", encoding="utf-8") as handle:
-            handle.write(header + body + ("\n" if body else ""))
-        os.replace(temp, path)
+        atomic_write_text(path, header + body + ("\n" if body else ""), mode=PRIVATE)
         written.append((path, len(chosen)))
     return written

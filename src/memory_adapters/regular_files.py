@@ -14,9 +14,10 @@ SMALL_FILE_LIMIT = 1 << 20  # configs, specs, feature metadata
 BANK_FILE_LIMIT = 32 << 20  # one knowledge-bank category file
 
 
-def read_regular_text(path: str, limit: int = SMALL_FILE_LIMIT) -> str:
+def read_regular_text(path: str, limit: int = SMALL_FILE_LIMIT, follow_links: bool = True) -> str:
     """The text of a regular file of at most `limit` bytes (UTF-8, bad bytes replaced); OSError otherwise."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))  # a FIFO opens without waiting
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)  # a FIFO opens without waiting
+    fd = os.open(path, flags if follow_links else flags | os.O_NOFOLLOW)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 import time
 from typing import Optional
+
+from memory_adapters.safe_files import UnsafeFile, read_text_no_follow, write_private_no_follow
 
 MARKER_SUFFIX = ".verified"
 
@@ -23,8 +26,7 @@ def _fingerprint(path: str) -> dict:
 def verified_unchanged(path: str) -> bool:
     """True when the file is exactly as it was at its last successful full check."""
     try:
-        with open(path + MARKER_SUFFIX, encoding="utf-8") as handle:
-            return json.load(handle) == _fingerprint(path)
+        return json.loads(read_text_no_follow(path + MARKER_SUFFIX, 4096)) == _fingerprint(path)
     except (OSError, ValueError):
         return False
 
@@ -32,9 +34,9 @@ def verified_unchanged(path: str) -> bool:
 def mark_verified(path: str) -> None:
     """Remember the file's fingerprint after a successful full check."""
     try:
-        fd = os.open(path + MARKER_SUFFIX, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(_fingerprint(path), handle)
+        write_private_no_follow(path + MARKER_SUFFIX, json.dumps(_fingerprint(path)))
+    except UnsafeFile as exc:  # a link there: its target is left untouched; the check just runs again next time
+        print(f"iflow-memory: {exc}", file=sys.stderr)
     except OSError:
         pass
 

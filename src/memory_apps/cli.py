@@ -153,7 +153,8 @@ def _add_integration_commands(commands, fmt) -> None:
         description="Add the iflow-memory SessionStart hook to <project>/.claude/settings.json and the MCP server "
                     "to <project>/.mcp.json. Keeps every other entry, backs up files it changes, and does "
                     "nothing the second time.", formatter_class=fmt,
-        epilog="example:\n  iflow-memory install-claude --project ~/src/app\n\nexit status: 0 ok, 1 a file is not valid JSON")
+        epilog="example:\n  iflow-memory install-claude --project ~/src/app\n\nexit status: 0 ok, 1 the project does "
+               "not exist, or a file is not valid JSON or is a symbolic link (nothing is written through one)")
     install.add_argument("--project", default=os.getcwd(), help="project directory (default: current)")
     install.set_defaults(handler=_install)
 

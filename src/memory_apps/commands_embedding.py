@@ -12,6 +12,7 @@ from memory_apps.background import BackgroundWork
 from memory_apps.config import CONFIG_RELATIVE_PATH, load_config
 from memory_apps.container_config import default_global_store
 from memory_apps.progress import ProgressBar
+from memory_apps.store_paths import missing_for_reading
 from memory_core.errors import StorageError
 from memory_core.space import EmbeddingSpace, pinned_space, staged_space
 
@@ -26,6 +27,10 @@ def embed_command(args: argparse.Namespace) -> int:
     from memory_apps.embedding_jobs import embed_everything
 
     store_dir = _global_store(args)
+    problem = missing_for_reading(store_dir, args.project_root)  # nothing to embed in a store that is not there
+    if problem:
+        print(f"iflow-memory: {problem}", file=sys.stderr)
+        return 1
     try:
         container = build_container(load_config(args.project_root), store_dir)
         bar = ProgressBar("embedding", enabled=not args.quiet)
@@ -72,6 +77,11 @@ def doctor_command(args: argparse.Namespace) -> int:
                      + f" (memory_embedding_provider: {settings.embedding_provider})")]
     checks.append(_check(importlib.util.find_spec("numpy") is not None, "numpy", "importable",
                          "pip install numpy  (vector search is skipped without it)"))
+    problem = missing_for_reading(store_dir, args.project_root)  # a check never creates what it checks
+    if problem:
+        checks.append(_check(False, "database", problem,
+                             "check the path, or run `iflow-memory import` to create the store"))
+        return _print_checks(checks)
     try:
         container = build_container(settings, store_dir)
         store = container.store()

@@ -8,6 +8,7 @@ import sys
 from collections import Counter
 
 from memory_apps.formatting import dumps, entry_dict, table
+from memory_apps.store_paths import global_store_dir, missing_for_reading
 from memory_core.errors import InvalidEntry, StorageError
 from memory_core.records import CATEGORIES
 
@@ -109,8 +110,11 @@ def export_command(args: argparse.Namespace) -> int:
     from memory_adapters.markdown_export import export_markdown
 
     entries = _service(args).entries()
-    os.makedirs(args.output, exist_ok=True)
-    written = export_markdown(entries, args.output)
+    try:
+        written = export_markdown(entries, args.output)  # creates the output directory (0700)
+    except OSError as exc:
+        print(f"iflow-memory: cannot export: {exc}", file=sys.stderr)
+        return 1
     for path, count in written:
         print(f"wrote {count} entries to {path}")
     return 0
@@ -166,6 +170,11 @@ def add_commands(commands, fmt) -> None:
 
 def _guard(handler):
     def run(args: argparse.Namespace) -> int:
+        # These commands store nothing new: a missing store is a mistyped path, never a store to create.
+        problem = missing_for_reading(global_store_dir(args.global_store), args.project_root)
+        if problem:
+            print(f"iflow-memory: {problem}", file=sys.stderr)
+            return 1
         try:
             return handler(args)
         except StorageError as exc:

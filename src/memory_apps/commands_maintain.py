@@ -24,10 +24,15 @@ def maintain_command(args: argparse.Namespace) -> int:
     """Finish the import, the embeddings and the vector cache; exit 0 also when another run is doing it."""
     from memory_apps.config import load_config
     from memory_apps.container import build_container
+    from memory_apps.store_paths import missing_for_reading
     from memory_core.errors import StorageError
 
     store_dir = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
     root = os.path.abspath(args.project_root)
+    problem = missing_for_reading(store_dir, root)  # it finishes what a session started: never a new store
+    if problem:
+        print(f"iflow-memory: {problem}", file=sys.stderr)
+        return 1
     work = BackgroundWork(store_dir)
     if not work.leases.claim_within(background_task(root), 1.0):
         return 0  # another run already works for this project

@@ -106,6 +106,7 @@ def write(args: argparse.Namespace) -> int:
     from memory_apps.config import load_config
     from memory_apps.container import build_container, default_global_store, open_store_recovering
     from memory_apps.embedding_jobs import embed_after_write
+    from memory_apps.store_paths import missing_project
     from memory_core.errors import StorageError
     from memory_core.models import EntryDraft
 
@@ -116,6 +117,10 @@ def write(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     except ValidationError as exc:
         print(f"iflow-memory: invalid entry: {describe_validation_error(exc)}", file=sys.stderr)
+        return EXIT_INVALID
+    problem = missing_project(args.project_root)  # the markdown copy goes under it: never create a project
+    if problem:
+        print(f"iflow-memory: {problem}", file=sys.stderr)
         return EXIT_INVALID
     global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
     settings = load_config(args.project_root)

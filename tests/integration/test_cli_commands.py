@@ -345,19 +345,20 @@ def test_no_command_prints_help_and_exits_1(tmp_path, isolated_home):
         assert command in result.stdout
 
 
-def test_list_creates_a_missing_database_directory(tmp_path, isolated_home):
+def test_list_on_a_missing_store_exits_1_and_creates_nothing(tmp_path, isolated_home):
+    """Only writes create a store (ADR 14); every read-only command is covered in test_symlinks_and_missing_paths."""
     store = tmp_path / "not" / "yet" / "there"
     workdir = tmp_path / "work"
     workdir.mkdir()
 
     result = run_module("memory_apps.cli", ["list", "--global-store", store], isolated_home, cwd=workdir)
 
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.rstrip().endswith("0 entries")
-    assert (store / "memory.db").is_file()
+    assert result.returncode == 1
+    assert f"no memory store at {store}" in result.stderr, result.stderr
+    assert not (tmp_path / "not").exists()
 
 
-@pytest.mark.parametrize("command", ["write", "list"])
+@pytest.mark.parametrize("command", ["write", "import"])
 def test_store_under_a_regular_file_is_a_database_error(tmp_path, isolated_home, command):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory\n", encoding="utf-8")
