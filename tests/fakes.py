@@ -13,6 +13,7 @@ from memory_core.fts_query import sanitise_fts_query
 from memory_core.knowledge import KnowledgeEntry, Origin
 from memory_core.merge import imported, reinforced
 from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
+from memory_core.ports.audit_outbox import AuditTask
 from memory_core.ports.context_source import ProjectContext
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
@@ -63,6 +64,34 @@ class InMemoryEntryStore:
         self.staged_by_id: dict[str, bytes] = {}
         self.query_vectors: dict[tuple[str, str], list[float]] = {}
         self._keyword_search = keyword_search
+        self.outbox: dict[tuple[str, str], AuditTask] = {}
+        self._outbox_root: Optional[str] = None
+        self._outbox_on = False
+        self._seq = 0
+
+    def queue_markdown(self, project_root: Optional[str]) -> None:
+        """Queue a markdown write with every entry written or deleted from now on."""
+        self._outbox_on, self._outbox_root = True, project_root
+
+    def _queue(self, entry: Entry, action: str) -> None:
+        if self._outbox_on:
+            self._seq += 1
+            key = (entry.id, self._outbox_root or "")
+            self.outbox[key] = AuditTask(self._seq, entry.id, action, entry.category, self._outbox_root)
+
+    def pending_audit(self, limit: int) -> list[AuditTask]:
+        """The oldest owed markdown writes."""
+        return sorted(self.outbox.values())[:limit]
+
+    def audit_done(self, tasks: Sequence[AuditTask]) -> None:
+        """Drop tasks not queued again since."""
+        for task in tasks:
+            key = (task.entry_id, task.project_root or "")
+            if key in self.outbox and self.outbox[key].seq == task.seq:
+                del self.outbox[key]
+
+    def audit_failed(self, task: AuditTask) -> None:
+        """Failures leave the task queued."""
 
     def upsert(self, draft: EntryDraft, now: datetime) -> UpsertOutcome:
         """Insert or reinforce, by the core's merge rule."""
@@ -70,6 +99,7 @@ class InMemoryEntryStore:
         existing = self.entries.get(draft.entry_id)
         entry = reinforced(existing, draft, now)
         self.entries[entry.id] = entry
+        self._queue(entry, "record")
         return UpsertOutcome(entry_id=entry.id, created=existing is None, observation_count=entry.observation_count)
 
     def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
@@ -110,10 +140,11 @@ class InMemoryEntryStore:
     def delete(self, entry_id: str) -> bool:
         """Delete one entry."""
         self.vectors_by_id.pop(entry_id, None)
-        existed = self.entries.pop(entry_id, None) is not None
-        if existed:
+        existing = self.entries.pop(entry_id, None)
+        if existing is not None:
             self.deleted_ids.add(entry_id)
-        return existed
+            self._queue(existing, "forget")
+        return existing is not None
 
     def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
         """Count a recall for each id."""
@@ -314,3 +345,38 @@ def pack(vector: Sequence[float]) -> bytes:
 
 __all__ = ["FakeClock", "FakeContextSource", "FakeEmbedder", "FakeKnowledgeBankReader", "FakeSharedWork", "FakeTicker",
            "FakeVectorIndex", "InMemoryEntryStore", "T0", "pack", "sanitise_fts_query"]
+
+
+class FakeAuditTrail:
+    """An AuditTrail that keeps each project's markdown entries in a dict; `broken` makes writes fail."""
+
+    def __init__(self) -> None:
+        self.files: dict[Optional[str], dict[str, Entry]] = {}
+        self.broken = False
+        self.held = 0
+
+    def for_root(self, project_root: Optional[str]) -> "FakeAuditTrail":
+        """Itself, remembering which project the next writes are for."""
+        self._root = project_root
+        return self
+
+    def record(self, entry: Entry, increment: bool = False) -> list[str]:
+        """Keep the entry's current state under the project."""
+        if self.broken:
+            raise OSError("read-only file system")
+        self.files.setdefault(getattr(self, "_root", None), {})[entry.id] = entry
+        return [str(getattr(self, "_root", None))]
+
+    def forget(self, entry_id: str, category: str) -> list[str]:
+        """Drop the entry from the project."""
+        if self.broken:
+            raise OSError("read-only file system")
+        self.files.get(getattr(self, "_root", None), {}).pop(entry_id, None)
+        return []
+
+    def exclusive(self):
+        """A no-op lock that counts how often it was held."""
+        import contextlib
+
+        self.held += 1
+        return contextlib.nullcontext()

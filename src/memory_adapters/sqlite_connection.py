@@ -96,8 +96,10 @@ class SqliteConnection:
                 if not _is_busy(exc) or attempt == OPEN_RETRIES - 1:
                     raise StorageError(f"cannot open {path}: {exc}") from exc
                 time.sleep(0.02 * (2 ** min(attempt, 5)) * (1 + random.random()))  # another process migrates
-            except DatabaseCorrupt:
+            except DatabaseCorrupt as exc:
                 self._close_quietly()
+                if getattr(exc, "identity", None) is None:
+                    exc.identity = self.identity  # type: ignore[attr-defined]
                 raise
             except sqlite3.DatabaseError as exc:
                 self._close_quietly()

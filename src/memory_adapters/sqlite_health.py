@@ -66,16 +66,23 @@ def quick_check(conn: sqlite3.Connection) -> Optional[str]:
     return None if messages == ["ok"] else "; ".join(messages)
 
 
-def quarantine(path: str) -> Optional[str]:
-    """Rename the database (and its -wal/-shm) to `<name>.corrupt-<timestamp>`; returns the new path."""
-    if not os.path.exists(path):
+def quarantine(path: str, identity: Optional[tuple[int, int]] = None, label: str = "corrupt") -> Optional[str]:
+    """Rename the database (and its -wal/-shm) to `<name>.<label>-<timestamp>`; returns the new path.
+
+    With `identity` (device, inode of the file that was judged), a file another process has already moved
+    aside and rebuilt is left alone: only the judged file is ever moved."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    if identity is not None and (stat.st_dev, stat.st_ino) != tuple(identity):
         return None
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = f"{path}.corrupt-{stamp}"
+    target = f"{path}.{label}-{stamp}"
     n = 1
     while os.path.exists(target):
         n += 1
-        target = f"{path}.corrupt-{stamp}-{n}"
+        target = f"{path}.{label}-{stamp}-{n}"
     os.replace(path, target)
     for suffix in ("-wal", "-shm"):
         if os.path.exists(path + suffix):
@@ -85,3 +92,11 @@ def quarantine(path: str) -> Optional[str]:
     except OSError:
         pass
     return target
+
+
+def move_aside(path: str, exc: BaseException) -> Optional[str]:
+    """Move the database an error judged (corrupt, or another program's) aside; None if already moved."""
+    from memory_core.errors import ForeignDatabase
+
+    label = "foreign" if isinstance(exc, ForeignDatabase) else "corrupt"
+    return quarantine(path, getattr(exc, "identity", None), label)

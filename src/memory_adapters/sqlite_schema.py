@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Callable
+from typing import Callable, Optional
+
+from memory_core.errors import ForeignDatabase
 
 _STRIP_JSON = "REPLACE(REPLACE(REPLACE(REPLACE({col}, '[\"', ''), '\"]', ''), '\",\"', ' '), '\"', '')"
 
@@ -136,6 +138,17 @@ def migration_7_query_vectors(conn: sqlite3.Connection, fts5: bool) -> None:
     )
 
 
+def migration_8_markdown_outbox(conn: sqlite3.Connection, fts5: bool) -> None:
+    """Markdown writes owed for committed entries, queued in the same transaction and replayed until done."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS markdown_outbox ("
+        "seq INTEGER PRIMARY KEY AUTOINCREMENT, entry_id TEXT NOT NULL, "
+        "action TEXT NOT NULL CHECK(action IN ('record', 'forget')), category TEXT NOT NULL, "
+        "project_root TEXT NOT NULL DEFAULT '', queued_at TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, "
+        "UNIQUE (entry_id, project_root))"
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     1: migration_1_initial_schema,
     2: migration_2_indexes_and_narrow_update_trigger,
@@ -144,6 +157,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     5: migration_5_vectors_version,
     6: migration_6_ranking_index,
     7: migration_7_query_vectors,
+    8: migration_8_markdown_outbox,
 }
 LATEST_VERSION = max(MIGRATIONS)
 
@@ -175,13 +189,37 @@ def ensure_fts(conn: sqlite3.Connection) -> None:
         raise
 
 
+SPEC_COLUMNS = frozenset({"id", "name", "description", "reasoning", "category", "keywords", "references",
+                          "observation_count", "confidence", "recall_count", "last_recalled_at", "created_at",
+                          "updated_at", "source", "source_project", "embedding"})
+
+
+def foreign_schema(conn: sqlite3.Connection) -> Optional[str]:
+    """Why a database that has no schema version of ours is another program's (None when it is ours or empty):
+    tables but no spec `entries` table, or an `entries` table without the spec's columns."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                         "AND name NOT LIKE 'sqlite_%'")}
+    if not tables:
+        return None
+    if "entries" not in tables:
+        return "another program's database (tables: " + ", ".join(sorted(tables)[:5]) + ")"
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(entries)")}
+    missing = sorted(SPEC_COLUMNS - columns)
+    return f"another program's `entries` table (no {', '.join(missing)})" if missing else None
+
+
 def migrate(conn: sqlite3.Connection, fts5: bool) -> int:
-    """Apply pending migrations in one IMMEDIATE transaction, so concurrent openers run each once."""
+    """Apply pending migrations in one IMMEDIATE transaction, so concurrent openers run each once.
+
+    Raises ForeignDatabase for a sound file that holds another program's tables (it is never altered)."""
     if current_version(conn) >= LATEST_VERSION:
         return LATEST_VERSION
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = current_version(conn)
+        problem = foreign_schema(conn) if version == 0 else None
+        if problem:
+            raise ForeignDatabase(problem)
         for number in sorted(MIGRATIONS):
             if number > version:
                 MIGRATIONS[number](conn, fts5)

@@ -1,20 +1,21 @@
 """SqliteEntryStore: the entry store, FTS5 keyword index and vector storage in one SQLite file.
 
 Each concern is its own module along the lines the ports draw: the connection and its errors
-(`sqlite_connection`), rows ⇄ entries (`sqlite_rows`), entries (`sqlite_entries`), vectors and spaces
-(`sqlite_vectors`), full-text search (`sqlite_keyword_search`); this class puts them on one connection.
+(`sqlite_connection`), rows ⇄ entries (`sqlite_rows`), entries (`sqlite_entries`), the markdown outbox
+(`sqlite_outbox`), vectors and spaces (`sqlite_vectors`), full-text search (`sqlite_keyword_search`); this
+class puts them on one connection.
 """
 
 from __future__ import annotations
 
 from memory_adapters.sqlite_connection import BUSY_TIMEOUT_MS, begin_with_retry, fts5_compiled_in, from_text, to_text
-from memory_adapters.sqlite_entries import SqliteEntries
+from memory_adapters.sqlite_outbox import SqliteMarkdownOutbox
 from memory_adapters.sqlite_keyword_search import SqliteKeywordSearch
 from memory_adapters.sqlite_vectors import QUERY_CACHE_SIZE, SqliteVectors
 
 
-class SqliteEntryStore(SqliteEntries, SqliteVectors, SqliteKeywordSearch):
-    """Implements EntryStore, KeywordIndex, EmbeddingStore, StagingVectorStore and QueryVectorCache over one
+class SqliteEntryStore(SqliteMarkdownOutbox, SqliteVectors, SqliteKeywordSearch):
+    """Implements EntryStore, AuditOutbox, KeywordIndex, EmbeddingStore, StagingVectorStore and QueryVectorCache over one
     SQLite database file (WAL, busy timeout, short transactions, numbered migrations)."""
 
 

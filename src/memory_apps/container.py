@@ -23,11 +23,19 @@ from memory_apps.embedding_setup import embedder_builder
 from memory_core.scoring import Weights
 from memory_core.usecases.embed_pending import EmbedPending
 from memory_core.usecases.importing import ImportKnowledgeBank
+from memory_core.usecases.reconcile_audit import ReconcileAudit
 from memory_core.usecases.remember import Remember
 from memory_core.usecases.retrieve import RetrieveAndRank
 
 __all__ = ["Container", "DB_FILENAME", "build_container", "default_global_store", "embedding_plan",
            "open_store_recovering", "retrieval_for", "retrieval_index"]
+
+
+def audit_trail_for(global_store: str):
+    """Markdown audit trails by project root; a project directory that is gone leaves the global store only."""
+    def build(project_root: Optional[str]) -> MarkdownAuditTrail:
+        return MarkdownAuditTrail(global_store, project_root if project_root and os.path.isdir(project_root) else None)
+    return build
 
 
 class Container(containers.DeclarativeContainer):
@@ -63,7 +71,9 @@ class Container(containers.DeclarativeContainer):
     keyword_tiers = providers.Singleton(build_keyword_tiers, config.keyword_provider)
     audit_trail = providers.Singleton(MarkdownAuditTrail, global_store=config.global_store,
                                       project_root=config.project_root)
-    remember = providers.Factory(Remember, store=store, clock=clock, keywords=keyword_tiers, audit=audit_trail)
+    reconcile = providers.Factory(ReconcileAudit, store=store, exclusive=audit_trail.provided.exclusive,
+                                  audit_for=providers.Callable(audit_trail_for, config.global_store))
+    remember = providers.Factory(Remember, store=store, clock=clock, keywords=keyword_tiers, reconcile=reconcile)
     embed_pending = providers.Factory(EmbedPending, store=store)
     local_keywords = providers.Singleton(build_keyword_tiers, "local")
     importer = providers.Factory(ImportKnowledgeBank, reader=knowledge_reader, store=store, clock=clock,
@@ -85,16 +95,22 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
                           auto_import: bool = True):
     """Open the store for writing. A corrupt file is moved aside (never deleted); a new or empty database
     (first use, deleted, or just moved aside) is rebuilt from the markdown audit trail before any write."""
-    from memory_adapters.sqlite_health import quarantine
+    from memory_adapters.sqlite_health import move_aside
     from memory_core.errors import DatabaseCorrupt
 
     try:
         store = container.store()
     except DatabaseCorrupt as exc:
-        moved = quarantine(container.config.db_path())
-        print(f"iflow-memory: {exc}; moved it to {moved}", file=sys.stderr)
+        moved = move_aside(container.config.db_path(), exc)
+        where = f"moved it to {moved}" if moved else "another process already moved it aside"
+        print(f"iflow-memory: {exc}; {where}", file=sys.stderr)
         container.store.reset()
         store = container.store()
+    audit_root = container.config.project_root()
+    store.queue_markdown(os.path.abspath(audit_root) if audit_root else None)
+    report = container.reconcile().run()  # markdown a killed writer still owed
+    for problem in report.problems[:1]:
+        print(f"iflow-memory: {problem}", file=sys.stderr)
     root = os.path.abspath(project_root or os.getcwd())
     importer = container.importer()
     if auto_import and not importer.imported(root):

@@ -202,15 +202,16 @@ def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answ
 
 
 def _reason(exc: Exception, global_store: str) -> str:
-    from memory_adapters.sqlite_health import quarantine
-    from memory_core.errors import DatabaseCorrupt, StorageError
+    from memory_adapters.sqlite_health import move_aside
+    from memory_core.errors import DatabaseCorrupt, ForeignDatabase, StorageError
 
     if isinstance(exc, DatabaseCorrupt):
+        what = "database of another program" if isinstance(exc, ForeignDatabase) else "database corrupt"
         try:
-            moved = quarantine(os.path.join(global_store, "memory.db"))
+            moved = move_aside(os.path.join(global_store, "memory.db"), exc)
         except OSError:
             moved = None
-        return "database corrupt, moved aside; the next write rebuilds it" if moved else "database corrupt"
+        return f"{what}, moved aside; the next write rebuilds it" if moved else what
     if isinstance(exc, StorageError):
         return "database unavailable"
     return f"error: {type(exc).__name__}"

@@ -99,14 +99,10 @@ class MemoryService:
     def delete(self, entry_id: str) -> bool:
         """Delete one entry (and its markdown copies here); True when it existed. Imports never revive it."""
         with self._lock:
-            store = self.container.store()
-            entry = store.get(entry_id)
-            if entry is None or not store.delete(entry_id):
+            if not self.container.store().delete(entry_id):  # queues the markdown removal with the delete
                 return False
-            try:
-                self.container.audit_trail().forget(entry)
-            except OSError as exc:
-                print(f"iflow-memory: markdown copy not removed: {exc}", file=sys.stderr)
+            for problem in self.container.reconcile().run().problems[:1]:
+                print(f"iflow-memory: markdown copy not removed yet: {problem}", file=sys.stderr)
             return True
 
     def entries(self) -> list[Entry]:

@@ -24,6 +24,10 @@ class DatabaseCorrupt(StorageError):
     """The database file exists but is not a usable SQLite database."""
 
 
+class ForeignDatabase(DatabaseCorrupt):
+    """The file is a sound SQLite database that holds another program's tables: moved aside, never migrated."""
+
+
 class ConfigError(MemoryCoreError):
     """A configuration value is invalid."""
 

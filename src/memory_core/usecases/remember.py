@@ -10,9 +10,9 @@ from memory_core.keyword_tiers import TieredKeywords
 from memory_core.keywords import clean_keywords
 from memory_core.models import EntryDraft
 from memory_core.records import UpsertOutcome
-from memory_core.ports.audit_trail import AuditTrail
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore
+from memory_core.usecases.reconcile_audit import ReconcileAudit
 
 
 @dataclass
@@ -29,15 +29,15 @@ class Remember:
     """Stores learnings from writers (retro, MCP, CLI)."""
 
     def __init__(self, store: EntryStore, clock: Clock, keywords: Optional[TieredKeywords] = None,
-                 audit: Optional[AuditTrail] = None) -> None:
+                 reconcile: Optional[ReconcileAudit] = None) -> None:
         self._store = store
         self._clock = clock
         self._keywords = keywords
-        self._audit = audit
+        self._reconcile = reconcile
         self.audit_problem: Optional[str] = None
 
     def run(self, draft: EntryDraft) -> Remembered:
-        """Upsert the draft by content hash (vectors are added afterwards by EmbedPending)."""
+        """Upsert the draft by content hash, then its markdown (vectors are added afterwards by EmbedPending)."""
         if self._keywords is not None:
             labels = self._keywords.generate(draft.name, draft.description, draft.reasoning, draft.category,
                                              supplied=draft.keywords)
@@ -45,11 +45,9 @@ class Remember:
             labels = clean_keywords(draft.keywords)
         draft = draft.model_copy(update={"keywords": labels})
         outcome: UpsertOutcome = self._store.upsert(draft, self._clock.now())
-        if self._audit is not None:
-            stored = self._store.get(outcome.entry_id)
-            if stored is not None:
-                try:
-                    self._audit.record(stored)
-                except OSError as exc:  # the database has it; say the markdown copy failed
-                    self.audit_problem = f"markdown audit trail not written: {exc}"
+        if self._reconcile is not None:
+            # The commit queued this entry's markdown write; replaying also finishes any a killed writer owed.
+            report = self._reconcile.run()
+            if report.problems:  # the database has it and the write stays queued; say the markdown lags
+                self.audit_problem = report.problems[0]
         return Remembered(outcome.entry_id, draft.name, outcome.created, outcome.observation_count)

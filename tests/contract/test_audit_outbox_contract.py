@@ -1,0 +1,72 @@
+"""AuditOutbox contract: a store that queues the markdown write of every entry it commits or deletes."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_core.models import EntryDraft
+from memory_core.ports.audit_outbox import AuditOutbox
+from tests.fakes import T0, InMemoryEntryStore
+
+
+def draft(text: str = "Queue the markdown write in the entry's own transaction.") -> EntryDraft:
+    return EntryDraft(name="Outbox", description=text, category="heuristics", source="retro")
+
+
+class AuditOutboxContract:
+    """Behaviour every AuditOutbox store must show; subclasses supply `make_store`."""
+
+    def make_store(self, tmp_path):
+        """Return a new, empty store."""
+        raise NotImplementedError
+
+    @pytest.fixture
+    def store(self, tmp_path):
+        return self.make_store(tmp_path)
+
+    def test_nothing_is_queued_unless_asked(self, store):
+        assert isinstance(store, AuditOutbox)
+        store.upsert(draft(), T0)
+        assert store.pending_audit(10) == []
+
+    def test_writes_and_deletes_queue_one_task_per_entry_and_project(self, store):
+        store.queue_markdown("/p/one")
+        entry_id = store.upsert(draft(), T0).entry_id
+        store.upsert(draft(), T0)
+        other = store.upsert(draft("Another entry."), T0).entry_id
+        tasks = store.pending_audit(10)
+        assert [(t.entry_id, t.action, t.category, t.project_root) for t in tasks] == [
+            (entry_id, "record", "heuristics", "/p/one"), (other, "record", "heuristics", "/p/one")]
+        store.delete(entry_id)
+        assert [(t.entry_id, t.action) for t in store.pending_audit(10)] == [(other, "record"), (entry_id, "forget")]
+        store.queue_markdown(None)
+        store.upsert(draft("Global only."), T0)
+        assert store.pending_audit(10)[-1].project_root is None
+
+    def test_done_keeps_a_task_queued_again_since(self, store):
+        store.queue_markdown("/p")
+        store.upsert(draft(), T0)
+        (old,) = store.pending_audit(10)
+        store.upsert(draft(), T0)
+        store.audit_done([old])
+        (new,) = store.pending_audit(10)
+        assert new.seq > old.seq
+        store.audit_failed(new)
+        store.audit_done([new])
+        assert store.pending_audit(10) == []
+
+    def test_imports_queue_nothing(self, store):
+        store.queue_markdown("/p")
+        store.import_entries([(draft(), None)], T0)
+        assert store.pending_audit(10) == []
+
+
+class TestSqliteAuditOutbox(AuditOutboxContract):
+    def make_store(self, tmp_path):
+        return SqliteEntryStore(str(tmp_path / "memory.db"))
+
+
+class TestInMemoryAuditOutbox(AuditOutboxContract):
+    def make_store(self, tmp_path):
+        return InMemoryEntryStore()
