@@ -41,6 +41,7 @@ def _import(args: argparse.Namespace) -> int:
     from memory_apps.container import build_container, default_global_store, open_store_recovering
     from memory_apps.embedding_jobs import embed_after_write
     from memory_core.errors import StorageError
+    from memory_core.inert import one_line
 
     global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
     try:
@@ -53,7 +54,7 @@ def _import(args: argparse.Namespace) -> int:
         print(f"iflow-memory: database error: {exc}", file=sys.stderr)
         return 2
     for problem in report.problems:
-        print(f"iflow-memory: {problem}", file=sys.stderr)
+        print(f"iflow-memory: {one_line(problem)}", file=sys.stderr)
     print(
         f"Imported into {os.path.join(global_store, 'memory.db')}: {report.new} new, {report.updated} updated, "
         f"{report.unchanged} unchanged, {report.skipped} skipped ({report.duplicates} duplicates merged"

@@ -7,9 +7,10 @@ import os
 import sys
 from collections import Counter
 
-from memory_apps.formatting import dumps, entry_dict, table
+from memory_apps.formatting import dumps, entry_dict, field_lines, table
 from memory_apps.store_paths import global_store_dir, missing_for_reading
 from memory_core.errors import InvalidEntry, StorageError
+from memory_core.inert import one_line
 from memory_core.records import CATEGORIES
 
 
@@ -24,7 +25,7 @@ def search_command(args: argparse.Namespace) -> int:
     try:
         found = _service(args).search(" ".join(args.query), args.limit, args.category)
     except InvalidEntry as exc:
-        print(f"iflow-memory: invalid {exc.field}: {exc.message}", file=sys.stderr)
+        print(f"iflow-memory: invalid {exc.field}: {one_line(exc.message)}", file=sys.stderr)
         return 1
     if args.json:
         print(dumps([entry_dict(r.entry, r.score) for r in found.selected]))
@@ -60,26 +61,21 @@ def show_command(args: argparse.Namespace) -> int:
     """Show one entry in full."""
     entry = _service(args).get(args.id)
     if entry is None:
-        print(f"iflow-memory: no entry with id {args.id}", file=sys.stderr)
+        print(f"iflow-memory: no entry with id {one_line(args.id)}", file=sys.stderr)
         return 1
     if args.json:
         print(dumps(entry_dict(entry)))
         return 0
-    data = entry_dict(entry)
-    width = max(len(k) for k in data)
-    for key, value in data.items():
-        if isinstance(value, list):
-            value = ", ".join(value) or "-"
-        print(f"{key.ljust(width)}  {value if value not in (None, '') else '-'}")
+    print("\n".join(field_lines(entry_dict(entry), multi_line=("description", "reasoning"))))
     return 0
 
 
 def delete_command(args: argparse.Namespace) -> int:
     """Delete one entry."""
     if not _service(args).delete(args.id):
-        print(f"iflow-memory: no entry with id {args.id}", file=sys.stderr)
+        print(f"iflow-memory: no entry with id {one_line(args.id)}", file=sys.stderr)
         return 1
-    print(f"Deleted {args.id}")
+    print(f"Deleted {one_line(args.id)}")
     return 0
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from memory_apps.service import MemoryService
 from memory_core.errors import InvalidEntry, MemoryCoreError
+from memory_core.inert import one_line, strip_controls
 
 INSTRUCTIONS = (
     "Long-term engineering memory. Call store_memory when you learn something worth keeping across sessions "
@@ -78,12 +79,13 @@ def build_server(service: MemoryService):
             raise ToolError("invalid reasoning: must not be empty (say why this matters and how you found it)")
         result = await in_thread(lambda: service.remember(
             name, description, reasoning, category, references or [], source="session-capture"))
+        name = one_line(result.name)  # results are read by a model: stored text is shown inert (ADR 13)
         if result.created:
-            message = f"Stored: {result.name} (id: {result.entry_id})"
+            message = f"Stored: {name} (id: {result.entry_id})"
         else:
-            message = (f"Already known: reinforced '{result.name}' (id: {result.entry_id}), "
+            message = (f"Already known: reinforced '{name}' (id: {result.entry_id}), "
                        f"now observed {result.observation_count} times")
-        return StoredMemory(id=result.entry_id, name=result.name, created=result.created,
+        return StoredMemory(id=result.entry_id, name=name, created=result.created,
                             observation_count=result.observation_count, embedded=result.embedded, message=message)
 
     @server.tool()
@@ -96,9 +98,10 @@ def build_server(service: MemoryService):
         found = await in_thread(lambda: service.search(query, limit, category))
         signals = f"vector={found.vector.matches if found.vector.ran else 'off'}, " \
                   f"fts5={found.keyword.matches if found.keyword.ran else 'off'}"
-        hits = [MemoryHit(id=r.entry.id, name=r.entry.name, category=r.entry.category,
-                          description=r.entry.description, score=round(r.score, 4)) for r in found.selected]
-        return SearchResults(query=query, results=hits, signals=signals)
+        hits = [MemoryHit(id=r.entry.id, name=one_line(r.entry.name), category=r.entry.category,
+                          description=strip_controls(r.entry.description), score=round(r.score, 4))
+                for r in found.selected]
+        return SearchResults(query=strip_controls(query), results=hits, signals=signals)
 
     @server.tool()
     async def delete_memory(entry_id: str) -> DeletedMemory:

@@ -11,6 +11,8 @@ import os
 import sys
 from typing import Any, Optional, Sequence
 
+from memory_core.inert import one_line
+
 EXIT_OK, EXIT_INVALID, EXIT_DATABASE = 0, 1, 2
 MAX_ENTRY_BYTES = 256 * 1024
 EPILOG = """examples:
@@ -137,7 +139,7 @@ def write(args: argparse.Namespace) -> int:
         return EXIT_DATABASE
     if remember.audit_problem:
         print(f"iflow-memory: {remember.audit_problem}", file=sys.stderr)
-    print(f"Stored: {stored.name} (id: {stored.entry_id})")
+    print(f"Stored: {one_line(stored.name)} (id: {stored.entry_id})")
     return EXIT_OK
 
 
@@ -153,7 +155,7 @@ def _markdown_only(draft, global_store: str, project_root: str) -> int:
     except OSError as exc:
         print(f"iflow-memory: cannot write markdown: {exc}", file=sys.stderr)
         return EXIT_DATABASE
-    print(f"Stored: {entry.name} (id: {entry.id})")
+    print(f"Stored: {one_line(entry.name)} (id: {entry.id})")
     return EXIT_OK
 
 

@@ -1,9 +1,13 @@
-"""Rendering the session memory block (design I10): its frame, and database entries in it."""
+"""Rendering the session memory block (design I10): its frame, and database entries in it.
+
+Everything the block prints from stored text goes through `memory_core.inert` (ADR 13); `header_line` stays
+the verbatim heading the knowledge-bank markdown writers need."""
 
 from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from memory_core.inert import inert_block_text, one_line, strip_controls
 from memory_core.records import Entry
 
 SECTION_TITLES = {
@@ -13,14 +17,36 @@ SECTION_TITLES = {
 }
 BLOCK_TITLE = "## Engineering Memory (from knowledge bank)"
 HEADER_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": ""}
+TYPE_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": "Heuristic: "}
+_TITLES = {title.lstrip("# ").casefold() for title in (*SECTION_TITLES.values(), BLOCK_TITLE)}
+
+
+def _heading(category: str, name: str) -> str:
+    prefix = HEADER_PREFIX[category]
+    if not prefix and name.startswith("Heuristic: "):
+        prefix = "Heuristic: "  # the reader strips one such prefix from heuristics
+    return f"### {prefix}{name}"
 
 
 def header_line(entry: Entry) -> str:
     """`### Anti-Pattern: Name`, `### Pattern: Name` or `### Name`, readable back to the same name."""
-    prefix = HEADER_PREFIX[entry.category]
-    if not prefix and entry.name.startswith("Heuristic: "):
-        prefix = "Heuristic: "  # the reader strips one such prefix from heuristics
-    return f"### {prefix}{entry.name}"
+    return _heading(entry.category, entry.name)
+
+
+def _distinct_heading(category: str, heading: str) -> str:
+    """An entry heading that reads like a section or block title gets its type prefix."""
+    if heading[4:].strip().rstrip("#").strip().casefold() in _TITLES:
+        return f"### {TYPE_PREFIX[category]}{heading[4:].lstrip()}"
+    return heading
+
+
+def inert_entry_text(category: str, text: str) -> str:
+    """An entry (`### ` heading, then its lines) as the block prints it: the heading on one line and distinct
+    from the block's own titles, every other line inert."""
+    head, newline, body = text.partition("\n")
+    if not head.startswith("### "):
+        return inert_block_text(text)
+    return _distinct_heading(category, "### " + one_line(head[4:])) + newline + inert_block_text(body)
 
 
 def detail_lines(entry: Entry) -> list[str]:
@@ -32,22 +58,23 @@ def detail_lines(entry: Entry) -> list[str]:
 
 
 def render_entry(entry: Entry) -> str:
-    """Render one entry the way knowledge-bank markdown shows it."""
-    lines = [header_line(entry), entry.description]
+    """Render one entry the way knowledge-bank markdown shows it, inert."""
+    lines = [_heading(entry.category, one_line(entry.name)), entry.description]
     lines += detail_lines(entry)
     lines.append(f"- Observation count: {entry.observation_count}")
     lines.append(f"- Confidence: {entry.confidence}")
-    return "\n".join(lines)
+    return inert_entry_text(entry.category, "\n".join(lines))
 
 
 def render_block(sections: Sequence[tuple[str, Sequence[str]]], diagnostic: Optional[str] = None) -> str:
-    """Render the memory block: title, optional diagnostic line, category sections, `---`."""
+    """Render the memory block: title, optional diagnostic line, category sections, `---`; entry texts are
+    made inert here too, so the markdown pipeline's raw entries cannot forge the frame either."""
     lines = [BLOCK_TITLE, ""]
     if diagnostic:
-        lines += [diagnostic, ""]
+        lines += [strip_controls(diagnostic), ""]
     for category, texts in sections:
         lines.append(SECTION_TITLES[category])
-        lines.append("\n\n".join(texts))
+        lines.append("\n\n".join(inert_entry_text(category, text) for text in texts))
         lines.append("")
     lines.append("---")
     return "\n".join(lines) + "\n"

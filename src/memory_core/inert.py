@@ -1,0 +1,70 @@
+"""Stored text made inert where it is printed (ADR 13): no control characters or terminal escapes, names
+on one line, and no line that could start a heading, rule, fence, quote or HTML block of the memory block.
+
+Every function is idempotent and leaves ordinary text (prose, `- ` bullets, inline code) unchanged."""
+
+from __future__ import annotations
+
+import re
+
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, screen clearing
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # the same as one C1 character
+    # OSC (titles, hyperlinks), DCS, SOS, PM, APC: the whole string when it is terminated, else the introducer
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])(?:[^\x07\x1b\x9c\x90\x98\x9d\x9e\x9f]*(?:\x07|\x1b\\|\x9c))?"
+    r"|\x1b[ -/]*[0-~]?"  # any other escape sequence
+)
+_LINE_BREAKS = re.compile("\r\n|[\r\v\f\x85\u2028\u2029]")
+_CONTROLS = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f"  # C0 but the newline, DEL, C1
+    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, embeddings, overrides and isolates
+    "\ud800-\udfff]"  # lone surrogates: unprintable, they would crash the write
+)
+_INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
+_OPENERS = ("#", ">", "```", "~~~", "<")  # heading, quote (the data fence), code fence, HTML block or comment
+_RULE_CHARS = "-*_="  # thematic breaks and setext underlines are lines of one of these (spaces allowed)
+_LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?= )")
+
+
+def strip_controls(text: str) -> str:
+    """Drop terminal escapes and control characters; every line break becomes `\\n`, a tab a space."""
+    text = _LINE_BREAKS.sub("\n", _ESCAPES.sub("", text)).replace("\t", " ")
+    return _CONTROLS.sub("", text)
+
+
+def one_line(text: str) -> str:
+    """The text on one line: controls dropped, its lines joined by single spaces."""
+    clean = strip_controls(text)
+    if "\n" not in clean:
+        return clean
+    return " ".join(part.strip() for part in clean.split("\n") if part.strip())
+
+
+def _content_start(line: str) -> int:
+    index = 0
+    while index < len(line) and (line[index].isspace() or line[index] in _INVISIBLE):
+        index += 1
+    return index
+
+
+def _is_rule(text: str) -> bool:
+    marks = {c for c in text if not c.isspace() and c not in _INVISIBLE}
+    return len(marks) == 1 and marks <= set(_RULE_CHARS)
+
+
+def inert_line(line: str) -> str:
+    """Backslash-escape a line (or a list item's text) that would start block structure; others unchanged."""
+    start = _content_start(line)
+    rest = line[start:]
+    if rest.startswith(_OPENERS) or _is_rule(rest):
+        return line[:start] + "\\" + rest
+    marker = _LIST_MARKER.match(rest)
+    if marker:  # `- # x` and `- ---` nest a heading or rule in a list item
+        cut = start + marker.end()
+        return line[:cut] + inert_line(line[cut:])
+    return line
+
+
+def inert_block_text(text: str) -> str:
+    """Multi-line text for the memory block: controls dropped and every line made inert."""
+    return "\n".join(inert_line(line) for line in strip_controls(text).split("\n"))
