@@ -16,7 +16,7 @@ from typing import Iterator, Optional, Sequence
 
 from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_adapters.sqlite_health import is_corruption, mark_verified, quick_check, verified_unchanged
-from memory_adapters.sqlite_schema import ensure_fts, migrate
+from memory_adapters.sqlite_schema import ensure_fts, migrate, refuse_foreign
 
 BUSY_TIMEOUT_MS = 5000
 BUSY_RETRIES = 6
@@ -125,6 +125,9 @@ class SqliteConnection:
                                      check_same_thread=False)
         stat = os.stat(path)
         self.identity = (stat.st_dev, stat.st_ino)  # a later quarantine moves this file, not a rebuilt one
+        self._conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_ms)}")
+        if not created:
+            refuse_foreign(self._conn)  # before WAL mode rewrites another program's file header
         self._configure()
         self._fts5 = enable_fts5 and fts5_compiled_in()
         if full_check and not created and not verified_unchanged(path):

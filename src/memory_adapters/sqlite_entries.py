@@ -116,6 +116,23 @@ class SqliteEntries(SqliteConnection):
         """The ids of deleted entries (tombstones), so a rebuild never revives them."""
         return [r[0] for r in self._read("SELECT id FROM deleted_entries ORDER BY id")]
 
+    def apply_tombstones(self, tombstones: dict[str, datetime]) -> int:
+        """Keep deleted what was deleted after its last write (a restored snapshot may predate the delete);
+        returns how many stored entries this removed. An entry written again since stays."""
+        removed = 0
+        with self._tx() as conn:
+            for entry_id, when in tombstones.items():
+                existing = self._stored(conn, entry_id)
+                if existing is not None and existing.updated_at > when:
+                    continue  # written again after that delete
+                if existing is not None:
+                    conn.execute("DELETE FROM staged_vectors WHERE id = ?", (entry_id,))
+                    conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,))
+                    removed += 1
+                conn.execute("INSERT OR IGNORE INTO deleted_entries(id, deleted_at) VALUES (?, ?)",
+                             (entry_id, to_text(when)))
+        return removed
+
     def get_metadata(self, key: str) -> Optional[str]:
         """Read one `_metadata` value."""
         rows = self._read("SELECT value FROM _metadata WHERE key = ?", (key,))

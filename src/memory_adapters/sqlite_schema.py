@@ -208,6 +208,14 @@ def foreign_schema(conn: sqlite3.Connection) -> Optional[str]:
     return f"another program's `entries` table (no {', '.join(missing)})" if missing else None
 
 
+def refuse_foreign(conn: sqlite3.Connection) -> None:
+    """Raise ForeignDatabase for a file without our schema version that holds another program's tables."""
+    if current_version(conn) == 0:
+        problem = foreign_schema(conn)
+        if problem:
+            raise ForeignDatabase(problem)
+
+
 def migrate(conn: sqlite3.Connection, fts5: bool) -> int:
     """Apply pending migrations in one IMMEDIATE transaction, so concurrent openers run each once.
 

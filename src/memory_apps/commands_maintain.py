@@ -23,7 +23,7 @@ WAIT_FOR_SESSION_S = 10.0  # the session that started the run may still hold a l
 def maintain_command(args: argparse.Namespace) -> int:
     """Finish the import, the embeddings and the vector cache; exit 0 also when another run is doing it."""
     from memory_apps.config import load_config
-    from memory_apps.container import build_container
+    from memory_apps.container import build_container, keep_snapshot
     from memory_apps.store_paths import missing_for_reading
     from memory_core.errors import StorageError
 
@@ -39,6 +39,8 @@ def maintain_command(args: argparse.Namespace) -> int:
     try:
         container = build_container(load_config(root), store_dir, project_root=root)
         done = _finish_import(container, work, root, store_dir)
+        if keep_snapshot(container):
+            done.append("snapshot taken")
         done += _finish_vectors(container, work)
         if container.session_start().warm_query_vector(root):
             done.append("query vector of the current context cached")

@@ -8,6 +8,7 @@ from typing import Optional
 
 from dependency_injector import containers, providers
 
+from memory_adapters.detect_secrets_scanner import use_detect_secrets
 from memory_adapters.git_context_source import GitProjectContextSource
 from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
 from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
@@ -28,7 +29,11 @@ from memory_core.usecases.remember import Remember
 from memory_core.usecases.retrieve import RetrieveAndRank
 
 __all__ = ["Container", "DB_FILENAME", "build_container", "default_global_store", "embedding_plan",
-           "open_store_recovering", "retrieval_for", "retrieval_index"]
+           "keep_snapshot", "open_store_recovering", "retrieval_for", "retrieval_index"]
+
+# Every write shell (the writer, `write`, `import`, MemoryService and so the MCP server) imports this module
+# before it validates an entry; the session-start hook never does. detect-secrets loads on the first scan (ADR 12).
+use_detect_secrets()
 
 
 def audit_trail_for(global_store: str):
@@ -93,19 +98,31 @@ def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True
 
 def open_store_recovering(container: Container, project_root: Optional[str], global_store: str,
                           auto_import: bool = True):
-    """Open the store for writing. A corrupt file is moved aside (never deleted); a new or empty database
-    (first use, deleted, or just moved aside) is rebuilt from the markdown audit trail before any write."""
+    """Open the store for writing. A corrupt file (or another program's) is moved aside, never deleted, and
+    rebuilt: from the newest sound snapshot when there is one, then from the markdown audit trail, with the
+    store's list of deleted entries applied so nothing deleted comes back."""
+    from memory_adapters.markdown_tombstones import read_tombstones
     from memory_adapters.sqlite_health import move_aside
+    from memory_adapters.sqlite_snapshots import restore_newest
     from memory_core.errors import DatabaseCorrupt
 
+    rebuilt = False
     try:
         store = container.store()
     except DatabaseCorrupt as exc:
-        moved = move_aside(container.config.db_path(), exc)
+        db_path = container.config.db_path()
+        moved = move_aside(db_path, exc)
         where = f"moved it to {moved}" if moved else "another process already moved it aside"
-        print(f"iflow-memory: {exc}; {where}", file=sys.stderr)
+        restored = restore_newest(db_path) if moved else None
+        again = f"; restored the snapshot {os.path.basename(restored)}" if restored else ""
+        print(f"iflow-memory: {exc}; {where}{again}", file=sys.stderr)
         container.store.reset()
         store = container.store()
+        rebuilt = True
+    if rebuilt or store.count() == 0:
+        tombstones = read_tombstones(global_store)
+        if tombstones:
+            store.apply_tombstones(tombstones)
     audit_root = container.config.project_root()
     store.queue_markdown(os.path.abspath(audit_root) if audit_root else None)
     report = container.reconcile().run()  # markdown a killed writer still owed
@@ -113,8 +130,21 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
         print(f"iflow-memory: {problem}", file=sys.stderr)
     root = os.path.abspath(project_root or os.getcwd())
     importer = container.importer()
-    if auto_import and not importer.imported(root):
+    if auto_import and (rebuilt or not importer.imported(root)):
         report = importer.run(root, global_store)
         if report.new:
             print(f"iflow-memory: imported {report.new} entries from markdown", file=sys.stderr)
     return store
+
+
+def keep_snapshot(container: Container) -> Optional[str]:
+    """Take the periodic snapshot of the database when one is due (a failure only warns)."""
+    import sqlite3
+
+    from memory_adapters.sqlite_snapshots import take_snapshot
+
+    try:
+        return take_snapshot(container.config.db_path())
+    except (OSError, sqlite3.Error) as exc:
+        print(f"iflow-memory: snapshot not taken: {exc}", file=sys.stderr)
+        return None

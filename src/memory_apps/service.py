@@ -13,8 +13,8 @@ from dependency_injector import providers
 from pydantic import ValidationError
 
 from memory_apps.config import MemoryConfig, load_config
-from memory_apps.container import (build_container, default_global_store, embedding_plan, open_store_recovering,
-                                   retrieval_for)
+from memory_apps.container import (build_container, default_global_store, embedding_plan, keep_snapshot,
+                                   open_store_recovering, retrieval_for)
 from memory_apps.embedding_jobs import embed_after_write
 from memory_core.errors import InvalidEntry
 from memory_core.models import CATEGORIES, Entry, EntryDraft
@@ -79,6 +79,7 @@ class MemoryService:
         with self._lock:
             stored: Remembered = self.container.remember().run(draft)
             report = embed_after_write(self.container, [stored.entry_id])
+            keep_snapshot(self.container)
             entry = self.container.store().get(stored.entry_id)
         return StoreResult(stored.entry_id, stored.name, stored.created, stored.observation_count,
                            bool(entry and entry.has_embedding) or bool(report and report.embedded))

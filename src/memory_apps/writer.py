@@ -106,7 +106,7 @@ def write(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from memory_apps.config import load_config
-    from memory_apps.container import build_container, default_global_store, open_store_recovering
+    from memory_apps.container import build_container, default_global_store, keep_snapshot, open_store_recovering
     from memory_apps.embedding_jobs import embed_after_write
     from memory_apps.store_paths import missing_project
     from memory_core.errors import StorageError
@@ -134,6 +134,7 @@ def write(args: argparse.Namespace) -> int:
         remember = container.remember()
         stored = remember.run(draft)
         embed_after_write(container, [stored.entry_id])
+        keep_snapshot(container)
     except StorageError as exc:
         print(f"iflow-memory: database error: {exc}", file=sys.stderr)
         return EXIT_DATABASE

@@ -1,0 +1,113 @@
+"""Recent consistent copies of the database (SQLite's online backup API), private and rotated, so a rebuild
+after real corruption keeps what markdown does not carry: recall counts, vectors, tombstones, query vectors."""
+
+from __future__ import annotations
+
+import calendar
+import contextlib
+import os
+import sqlite3
+import time
+from typing import Callable, Optional
+
+from memory_adapters.sqlite_health import quick_check
+from memory_adapters.temp_files import temp_path
+
+SNAPSHOT_DIR = "snapshots"
+KEEP = 3
+EVERY_S = 6 * 3600.0
+_PREFIX, _SUFFIX = "memory-", ".db"
+
+
+def snapshot_dir(db_path: str) -> str:
+    """Where the snapshots of this database live (beside it, private)."""
+    return os.path.join(os.path.dirname(os.path.abspath(db_path)), SNAPSHOT_DIR)
+
+
+def snapshots(db_path: str) -> list[str]:
+    """The snapshot files of this database, newest first."""
+    directory = snapshot_dir(db_path)
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(_PREFIX) and n.endswith(_SUFFIX)]
+    except OSError:
+        return []
+    return [os.path.join(directory, n) for n in sorted(names, reverse=True)]
+
+
+def _taken_at(path: str) -> float:
+    """When a snapshot was taken, from the UTC stamp in its name (its mtime when the name is not ours)."""
+    stamp = os.path.basename(path)[len(_PREFIX):len(_PREFIX) + 15]
+    try:
+        return float(calendar.timegm(time.strptime(stamp, "%Y%m%dT%H%M%S")))
+    except ValueError:
+        return os.stat(path).st_mtime
+
+
+def _copy(source: sqlite3.Connection, target_path: str, create_only: bool = False) -> None:
+    """Copy a consistent image of `source` into a new private file at `target_path` (a temp name first).
+
+    With `create_only`, a file that appeared at `target_path` meanwhile wins (FileExistsError)."""
+    temp = temp_path(target_path)
+    os.close(os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
+    try:
+        target = sqlite3.connect(temp)
+        try:
+            source.backup(target)
+            target.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
+        finally:
+            target.close()
+        if create_only:
+            os.link(temp, target_path)  # never replaces a database another process just created and uses
+            os.unlink(temp)
+        else:
+            os.replace(temp, target_path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def take_snapshot(db_path: str, now: Callable[[], float] = time.time, every_s: float = EVERY_S,
+                  keep: int = KEEP) -> Optional[str]:
+    """Snapshot the database when the newest snapshot is older than `every_s`; keep the newest `keep`.
+
+    Returns the new snapshot's path, or None when none was due. Raises sqlite3.Error / OSError."""
+    existing = snapshots(db_path)
+    if existing and now() - _taken_at(existing[0]) < every_s:
+        return None
+    directory = snapshot_dir(db_path)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now()))
+    target = os.path.join(directory, f"{_PREFIX}{stamp}-{os.getpid()}{_SUFFIX}")
+    source = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        _copy(source, target)
+    finally:
+        source.close()
+    for old in snapshots(db_path)[keep:]:
+        with contextlib.suppress(OSError):
+            os.unlink(old)
+    return target
+
+
+def restore_newest(db_path: str) -> Optional[str]:
+    """Put the newest sound snapshot in place of a missing database; returns the snapshot used, or None.
+
+    A snapshot is used only when SQLite's quick_check passes on it; the database file must not exist."""
+    for candidate in snapshots(db_path):
+        try:
+            source = sqlite3.connect(f"file:{candidate}?mode=ro", uri=True)
+        except sqlite3.Error:
+            continue
+        try:
+            if quick_check(source) is not None:
+                continue
+            _copy(source, db_path, create_only=True)
+            return candidate
+        except FileExistsError:
+            return None
+        except sqlite3.DatabaseError:
+            continue
+        finally:
+            source.close()
+    return None
