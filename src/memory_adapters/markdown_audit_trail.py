@@ -2,103 +2,106 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
 import re
-from datetime import timezone
-from typing import Iterator, Optional
+from typing import ContextManager, Optional
 
-from memory_adapters.markdown_knowledge_bank import split_blocks, parse_block
+from memory_adapters.markdown_lock import markdown_lock
+from memory_adapters.markdown_tombstones import add_tombstone, drop_tombstone
+from memory_adapters.markdown_codec import encode_value
+from memory_adapters.markdown_entry_block import entry_block, last_observed
+from memory_adapters.markdown_knowledge_bank import block_spans, ends_in_comment, parse_block, split_blocks
 from memory_adapters.safe_files import atomic_write_text, read_text_no_follow
-from memory_core.hashing import content_hash
+from memory_core.knowledge import KnowledgeEntry, Origin
 from memory_core.records import Entry
-from memory_core.rendering import detail_lines, header_line
 
 TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
 GLOBAL_HEADER = ("# Global {title}\n\nCross-project learnings promoted from retrospectives. Automatically managed "
                  "by iflow.\nDo not edit manually — entries are updated during /finish.\n")
 LOCAL_HEADER = "# {title}\n\nLearnings recorded by iflow-memory. Updated through retrospectives.\n"
-LOCK_NAME = ".markdown.lock"
+MAX_OBSERVATIONS = 1_000_000
 
 
-def safe_description_lines(text: str) -> list[str]:
-    """Description lines, indenting any that would read back as metadata or a new entry."""
-    # A description line that looks like metadata or a header would end the entry when read back;
-    # indenting keeps the content hash (whitespace is normalised) and the parse intact.
-    return [("  " + line) if line.startswith(("- ", "### ")) else line for line in text.strip().splitlines()]
+def _set(lines: list[str], key: str, value: Optional[str], before: Optional[str] = None) -> list[str]:
+    """The block with its first `- {key}:` bullet holding `value` (dropped for None); a missing one goes before
+    the first `- {before}:` bullet, else at the end."""
+    def first(name: Optional[str]) -> Optional[int]:
+        if name is None:
+            return None
+        pattern = re.compile(rf"- {name}:", re.IGNORECASE)
+        return next((i for i, line in enumerate(lines) if i and pattern.match(line)), None)
+
+    found, new = first(key), ([] if value is None else [f"- {key}: {value}"])
+    if found is not None:
+        return lines[:found] + new + lines[found + 1:]
+    at = first(before)
+    return lines + new if at is None else lines[:at] + new + lines[at:]
 
 
-def content_lines(entry: Entry) -> list[str]:
-    """Reasoning (its bullets verbatim, else one line), references and keywords, as the importer reads them."""
-    lines = detail_lines(entry)
-    if not lines and entry.reasoning.strip():
-        lines = ["- Reasoning: " + " ".join(entry.reasoning.split())]
-    if entry.references:
-        lines.append("- References: " + json.dumps(entry.references, ensure_ascii=False))
-    if entry.keywords:
-        lines.append("- Keywords: " + json.dumps(entry.keywords, ensure_ascii=False))
+def _patched(block: list[str], entry: Entry, parsed: KnowledgeEntry, counters_only: bool) -> list[str]:
+    """A block's own lines with its counters (and, unless `counters_only`, its one-line fields) set to the entry's."""
+    lines = _set(block, "Observation count", str(entry.observation_count))
+    lines = _set(lines, "Last observed", last_observed(entry))
+    if counters_only:
+        return lines
+    if parsed.confidence != entry.confidence:
+        lines = _set(lines, "Confidence", entry.confidence)
+    for key, values in (("Keywords", entry.keywords), ("References", entry.references)):
+        if getattr(parsed, key.lower()) != values:
+            lines = _set(lines, key, json.dumps(values, ensure_ascii=False) if values else None, "Observation count")
+    if parsed.project(None) != entry.source_project:  # a block without a project names it now
+        project = entry.source_project
+        lines = _set(lines, "Source project", None if project is None else encode_value(project), "Observation count")
+        if project is None and not parsed.universal:
+            lines = _set(lines, "Tags", "universal")
     return lines
 
 
-def entry_block(entry: Entry, global_format: bool) -> str:
-    """The markdown block of an entry, in the global (Content-Hash, Last observed, Tags) or local form."""
-    when = entry.updated_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines = [header_line(entry), *safe_description_lines(entry.description)]
-    if global_format:
-        lines.append(f"- Content-Hash: sha256:{entry.id}")
-        lines.append(f"- Source: {entry.source_project or 'iflow-memory'}, {entry.source}")
-    lines += content_lines(entry)
-    lines.append(f"- Observation count: {entry.observation_count}")
-    lines.append(f"- Last observed: {when}")
-    if global_format:
-        lines.append("- Tags: universal")
-    lines.append(f"- Confidence: {entry.confidence}")
-    return "\n".join(lines)
-
-
-def _update_counters(block: str, entry: Entry) -> str:
-    when = entry.updated_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    block = re.sub(r"^- Observation count:.*$", f"- Observation count: {entry.observation_count}", block,
-                   flags=re.MULTILINE)
-    if re.search(r"^- Last observed:", block, flags=re.MULTILINE):
-        block = re.sub(r"^- Last observed:.*$", f"- Last observed: {when}", block, flags=re.MULTILINE)
-    if "- Observation count:" not in block:
-        block = block.rstrip() + f"\n- Observation count: {entry.observation_count}"
-    return block
+def _reads_back(lines: list[str], entry: Entry, origin: Origin) -> bool:
+    """Whether the lines are one block, opening no comment, that imports as exactly this entry."""
+    text = "\n".join(lines)
+    blocks = split_blocks(text)
+    return len(blocks) == 1 and not ends_in_comment(text) and \
+        parse_block(blocks[0], entry.category, 0, origin).rebuilds(entry, None)
 
 
 def upsert_block(text: str, entry: Entry, global_format: bool, increment: bool = False) -> str:
-    """Return the file text with the entry appended, or its counters updated if its hash is there.
+    """Return the file text with the entry appended, or its block brought up to date if its hash is there.
 
-    With `increment` (markdown-only mode, no database to count), the file's own count goes up by one.
-    """
+    An existing block keeps its own lines and gets the entry's counters and one-line fields; it is written anew
+    only when that would not import as the entry. Nothing outside the block changes. With `increment`
+    (markdown-only mode, no database to count), only the file's own count goes up by one."""
+    origin: Origin = "global" if global_format else "local"
     lines = text.split("\n")
-    starts = [i for i, line in enumerate(lines) if line.startswith("### ")]
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        block_lines = lines[start:end]
-        parsed = parse_block(block_lines, entry.category, 0, "local")
-        if content_hash(parsed.description) == entry.id:
-            if increment:
-                entry = entry.with_changes(observation_count=parsed.observation_count + 1)
-            trailing = len(block_lines) - len("\n".join(block_lines).rstrip("\n").split("\n"))
-            updated = _update_counters("\n".join(block_lines).rstrip("\n"), entry).split("\n")
-            return "\n".join(lines[:start] + updated + [""] * trailing + lines[end:])
+    for start, end, block in block_spans(lines):
+        parsed = parse_block(block, entry.category, 0, origin)
+        if parsed.entry_id != entry.id:
+            continue
+        if increment:
+            entry = entry.with_changes(observation_count=min(parsed.observation_count + 1, MAX_OBSERVATIONS))
+        updated = _patched(lines[start:end], entry, parsed, counters_only=increment)
+        if not increment and not _reads_back(updated, entry, origin):
+            updated = entry_block(entry, global_format).split("\n")
+        return "\n".join(lines[:start] + updated + lines[end:])
     body = text.rstrip("\n")
+    if ends_in_comment(body):
+        body += "\n-->"  # an unclosed comment above would hide the new entry
     return (body + "\n\n" if body else "") + entry_block(entry, global_format) + "\n"
 
 
 def remove_block(text: str, entry_id: str, category: str) -> str:
-    """Return the text without the block whose description hashes to entry_id."""
+    """Return the text without the blocks whose description hashes to entry_id (and the blank lines after them)."""
     lines = text.split("\n")
-    starts = [i for i, line in enumerate(lines) if line.startswith("### ")]
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        if content_hash(parse_block(lines[start:end], category, 0, "local").description) == entry_id:
-            return "\n".join(lines[:start] + lines[end:]).rstrip("\n") + "\n"
-    return text
+    found = [(start, end) for start, end, block in block_spans(lines)
+             if parse_block(block, category, 0, "local").entry_id == entry_id]
+    if not found:
+        return text
+    for start, end in reversed(found):
+        while end < len(lines) and not lines[end].strip():
+            end += 1
+        del lines[start:end]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def atomic_write(path: str, text: str) -> None:
@@ -107,17 +110,9 @@ def atomic_write(path: str, text: str) -> None:
     atomic_write_text(path, text)
 
 
-@contextlib.contextmanager
-def file_lock(directory: str) -> Iterator[None]:
-    """An exclusive lock shared by every process writing markdown under this store."""
-    os.makedirs(directory, mode=0o700, exist_ok=True)
-    fd = os.open(os.path.join(directory, LOCK_NAME), os.O_CREAT | os.O_RDWR, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+def file_lock(directory: str) -> ContextManager[None]:
+    """An exclusive lock shared by every process writing markdown under this store (re-entrant here)."""
+    return markdown_lock(directory)
 
 
 class MarkdownAuditTrail:
@@ -136,37 +131,58 @@ class MarkdownAuditTrail:
             targets.append((os.path.join(self._global_store, f"{entry.category}.md"), True))
         return targets
 
-    def forget(self, entry: Entry) -> list[str]:
-        """Remove the entry's block from the global and project files, so a rebuild does not revive it."""
-        written = []
+    def exclusive(self) -> ContextManager[None]:
+        """Hold the markdown lock across a database read and the writes it decides."""
+        return file_lock(self._global_store)
+
+    def forget(self, entry_id: str, category: str) -> list[str]:
+        """Remove the entry's block from the global and project files and list it as deleted, so a rebuild
+        does not revive it (not even from another project's bank). A failing file raises after the others."""
+        written: list[str] = []
+        failures: list[OSError] = []
         with file_lock(self._global_store):
-            paths = [os.path.join(self._global_store, f"{entry.category}.md")]
+            add_tombstone(self._global_store, entry_id)
+            paths = [os.path.join(self._global_store, f"{category}.md")]
             if self._project_root:
-                paths.append(os.path.join(self._project_root, "docs", "knowledge-bank", f"{entry.category}.md"))
+                paths.append(os.path.join(self._project_root, "docs", "knowledge-bank", f"{category}.md"))
             for path in paths:
-                if not os.path.exists(path):
-                    continue
-                text = read_text_no_follow(path)
-                updated = remove_block(text, entry.id, entry.category)
-                if updated != text:
-                    atomic_write(path, updated)
-                    written.append(path)
+                if os.path.lexists(path):
+                    _rewrite(path, lambda text: remove_block(text, entry_id, category), written, failures)
+        if failures:
+            raise failures[0]
         return written
 
     def record(self, entry: Entry, increment: bool = False) -> list[str]:
-        """Append or update the entry in each target file under one lock; returns the paths written."""
-        written = []
+        """Append or update the entry in each target file under one lock; returns the paths written.
+        Every target is tried; a refused or failing one raises after the others are written."""
+        written: list[str] = []
+        failures: list[OSError] = []
         with file_lock(self._global_store):
+            drop_tombstone(self._global_store, entry.id)
             for path, global_format in self._targets(entry):
-                os.makedirs(os.path.dirname(path), mode=0o700 if global_format else 0o777, exist_ok=True)
-                title = TITLES[entry.category]
-                if os.path.exists(path):
-                    text = read_text_no_follow(path)  # a link to a secret is refused, never copied
-                else:
-                    text = (GLOBAL_HEADER if global_format else LOCAL_HEADER).format(title=title)
-                atomic_write(path, upsert_block(text, entry, global_format, increment))
-                written.append(path)
+                header = (GLOBAL_HEADER if global_format else LOCAL_HEADER).format(title=TITLES[entry.category])
+                try:
+                    os.makedirs(os.path.dirname(path), mode=0o700 if global_format else 0o777, exist_ok=True)
+                except OSError as exc:
+                    failures.append(exc)
+                    continue
+                _rewrite(path, lambda text, g=global_format: upsert_block(text, entry, g, increment), written,
+                         failures, header)
+        if failures:
+            raise failures[0]
         return written
+
+
+def _rewrite(path: str, change, written: list[str], failures: list[OSError], header: Optional[str] = None) -> None:
+    """Apply `change` to one file's text (`header` when it does not exist yet) and write it back if it changed."""
+    try:
+        text = header if header is not None and not os.path.lexists(path) else read_text_no_follow(path)
+        updated = change(text)
+        if updated != text or header is not None:
+            atomic_write(path, updated)
+            written.append(path)
+    except OSError as exc:  # a link to a secret is refused here, never read or copied
+        failures.append(exc)
 
 
 __all__ = ["MarkdownAuditTrail", "entry_block", "split_blocks", "upsert_block"]

@@ -5,23 +5,16 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from memory_adapters.markdown_audit_trail import content_lines, safe_description_lines
+from memory_adapters.markdown_entry_block import entry_block
 from memory_adapters.safe_files import PRIVATE, atomic_write_text, existing_regular
 from memory_core.records import CATEGORIES, Entry
-from memory_core.rendering import header_line
 
 TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
 
 
 def entry_markdown(entry: Entry) -> str:
-    """One `### ` block with every field the importer understands."""
-    lines = [header_line(entry), *safe_description_lines(entry.description)]
-    lines += content_lines(entry)
-    if entry.source_project:
-        lines.append(f"- Source project: {entry.source_project}")
-    lines.append(f"- Observation count: {entry.observation_count}")
-    lines.append(f"- Confidence: {entry.confidence}")
-    return "\n".join(lines)
+    """One `### ` block with every field the importer understands (the audit trail's project form)."""
+    return entry_block(entry, global_format=False)
 
 
 def export_markdown(entries: Sequence[Entry], directory: str) -> list[tuple[str, int]]:

@@ -9,6 +9,7 @@ import sys
 from datetime import datetime, timezone
 from typing import Optional
 
+from memory_adapters.markdown_codec import decode_value, json_string, json_strings, unescape_description_line
 from memory_adapters.regular_files import BANK_FILE_LIMIT, read_regular_text
 from memory_core.knowledge import KnowledgeEntry, Origin
 from memory_core.records import CATEGORIES
@@ -20,9 +21,12 @@ _LAST_OBSERVED = re.compile(r"^- Last observed:\s*(\d{4}-\d{2}-\d{2}\S*)", re.MU
 _KEYWORDS = re.compile(r"^- Keywords:\s*(.+)$", re.MULTILINE)
 _TRACKED = re.compile(r"^- (Observation count|Confidence|Last observed|Content-Hash|Keywords|Tags|Reasoning|"
                       r"References|Source project):", re.IGNORECASE)
+_PROVENANCE = re.compile(r"^- Source:", re.IGNORECASE)  # a metadata field of the global store format (spec 002)
+_ENCODED = re.compile(r"^- (Name|Description):(.*)$")  # the writer's JSON-string fields; other values are details
 _REASONING = re.compile(r"^- Reasoning:\s*(.+)$", re.MULTILINE)
 _REFERENCES = re.compile(r"^- References:\s*(.+)$", re.MULTILINE)
 _SOURCE_PROJECT = re.compile(r"^- Source project:\s*(.+)$", re.MULTILINE)
+_TAGS = re.compile(r"^- Tags:(.*)$", re.MULTILINE)
 
 
 def _parse_date(text: str) -> Optional[datetime]:
@@ -33,26 +37,37 @@ def _parse_date(text: str) -> Optional[datetime]:
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
-def _keywords(block: str) -> list[str]:
-    match = _KEYWORDS.search(block)
+def _keywords(fields: str) -> list[str]:
+    match = _KEYWORDS.search(fields)
     if not match:
         return []
+    written = json_strings(match.group(1))
+    if written is not None:
+        return written
     return [w for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9 _-]*", match.group(1)) if w.strip()]
+
+
+def _comment_mask(lines: list[str]) -> tuple[list[bool], bool]:
+    """Which lines belong to HTML comments that start a line, and whether the last comment is still open."""
+    mask: list[bool] = []
+    in_comment = False
+    for line in lines:
+        starts = not in_comment and line.lstrip().startswith("<!--")
+        mask.append(in_comment or starts)
+        if in_comment or starts:
+            in_comment = "-->" not in line
+    return mask, in_comment
 
 
 def without_comment_blocks(lines: list[str]) -> list[str]:
     """Drop HTML comments that start a line (format examples); inline `<!-- -->` text is content."""
-    kept: list[str] = []
-    in_comment = False
-    for line in lines:
-        if not in_comment and line.lstrip().startswith("<!--"):
-            in_comment = "-->" not in line
-            continue
-        if in_comment:
-            in_comment = "-->" not in line
-            continue
-        kept.append(line)
-    return kept
+    mask, _ = _comment_mask(lines)
+    return [line for line, comment in zip(lines, mask) if not comment]
+
+
+def ends_in_comment(text: str) -> bool:
+    """Whether the text ends inside an HTML comment that was never closed (it would hide what follows)."""
+    return _comment_mask(text.split("\n"))[1]
 
 
 def _count(digits: str) -> int:
@@ -86,40 +101,77 @@ def split_blocks(text: str) -> list[list[str]]:
     return blocks
 
 
+def block_spans(lines: list[str]) -> list[tuple[int, int, list[str]]]:
+    """Each block of a file's lines as (first line, end, its lines without comments), as `split_blocks` reads it;
+    the span ends at its last line of content, so trailing blank lines and comments are not part of it."""
+    mask, _ = _comment_mask(lines)
+    starts = [i for i, line in enumerate(lines) if not mask[i] and line.startswith("### ")]
+    spans = []
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        while end > start + 1 and (mask[end - 1] or not lines[end - 1].strip()):
+            end -= 1
+        spans.append((start, end, [lines[i] for i in range(start, end) if not mask[i]]))
+    return spans
+
+
+def _encoded_field(line: str) -> Optional[tuple[str, str]]:
+    """A `- Name:` or `- Description:` bullet whose value is a JSON string, as (field, value)."""
+    match = _ENCODED.match(line)
+    value = json_string(match.group(2)) if match else None
+    return None if value is None else (match.group(1).lower(), value)
+
+
+def tracked_line(line: str, origin: Origin) -> bool:
+    """Whether the reader takes this bullet as a field of its own, so it is not one of the entry's details."""
+    return bool(_TRACKED.match(line) or (origin == "global" and _PROVENANCE.match(line)) or _encoded_field(line))
+
+
+def heading_name(header: str, category: str) -> str:
+    """The entry name a `### ` header line gives: its text without one `{Type}: ` prefix."""
+    text = header[4:].strip()
+    prefix = _TYPE_PREFIX[category]
+    return text[len(prefix):] if text.startswith(prefix) else text
+
+
+def _universal(fields: str) -> bool:
+    return any("universal" in [t.strip().lower() for t in m.group(1).split(",")] for m in _TAGS.finditer(fields))
+
+
 def parse_block(lines: list[str], category: str, position: int, origin: Origin) -> KnowledgeEntry:
     """Turn one `### ` block into a KnowledgeEntry."""
-    header = lines[0][4:].strip()
     body = lines[1:]
-    description: list[str] = []
-    for line in body:
-        if line.startswith("- "):
-            break
-        description.append(line)
-    raw = "\n".join(lines).strip()
-    observations = _OBSERVATIONS.search(raw)
-    confidence = _CONFIDENCE.search(raw)
-    last = _LAST_OBSERVED.search(raw)
-    details = [line for line in body[len(description):] if line.startswith("- ") and not _TRACKED.match(line)]
-    reasoning = _REASONING.search(raw)
-    references = _REFERENCES.search(raw)
-    source_project = _SOURCE_PROJECT.search(raw)
+    described = 0
+    while described < len(body) and not body[described].startswith("- "):
+        described += 1
+    meta = body[described:]
+    fields = "\n".join(meta)
+    encoded: dict[str, str] = {}
+    for found in filter(None, map(_encoded_field, meta)):
+        encoded.setdefault(*found)
+    observations = _OBSERVATIONS.search(fields)
+    confidence = _CONFIDENCE.search(fields)
+    last = _LAST_OBSERVED.search(fields)
+    reasoning = _REASONING.search(fields)
+    references = _REFERENCES.search(fields)
+    source_project = _SOURCE_PROJECT.search(fields)
+    description = "\n".join(unescape_description_line(line) for line in body[:described]).strip()
     return KnowledgeEntry(
-        name=header[len(_TYPE_PREFIX[category]):] if header.startswith(_TYPE_PREFIX[category]) else header,
+        name=encoded.get("name", heading_name(lines[0], category)),
         category=category,
-        # Writers indent description lines that would otherwise read as metadata; undo that here.
-        description="\n".join(line[2:] if line.startswith(("  - ", "  ### ")) else line
-                              for line in description).strip(),
-        raw_text=raw,
+        description=encoded.get("description", description),
+        raw_text="\n".join(lines).strip(),
         observation_count=_count(observations.group(1)) if observations else 1,
         confidence=confidence.group(1).lower() if confidence else "medium",
         position=position,
         last_observed=_parse_date(last.group(1)) if last else None,
         origin=origin,
-        keywords=_keywords(raw),
-        details=details,
-        reasoning=reasoning.group(1).strip() if reasoning else None,
+        keywords=_keywords(fields),
+        details=[line for line in meta if line.startswith("- ") and not tracked_line(line, origin)],
+        reasoning=decode_value(reasoning.group(1)) if reasoning else None,
         references=_references(references.group(1)) if references else [],
-        source_project=source_project.group(1).strip() if source_project else None,
+        source_project=decode_value(source_project.group(1)) if source_project else None,
+        universal=_universal(fields),
     )
 
 

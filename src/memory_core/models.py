@@ -82,6 +82,12 @@ class EntryDraft(BaseModel):
             raise ValueError("must not be empty")
         return redact_secrets(value)
 
+    @field_validator("name")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        # A name is a heading: each line break (with the blanks around it) becomes one space (ADR 15).
+        return " ".join(part.strip() for part in value.splitlines() if part.strip())
+
     @field_validator("reasoning", "source_project")
     @classmethod
     def _no_secrets(cls, value: Optional[str]) -> Optional[str]:
