@@ -127,10 +127,11 @@ class InMemoryEntryStore:
         """Return entries in the order of the ids given."""
         return [self.get(i) for i in entry_ids if i in self.entries]  # type: ignore[misc]
 
-    def ranking_stats(self) -> list[EntryStats]:
-        """Return the ranking fields of every entry."""
+    def ranking_stats(self, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
+        """Return the ranking fields of every entry (universal or in `scopes`, when given)."""
         return [
             EntryStats.of(e.with_changes(has_embedding=e.id in self.vectors_by_id)) for e in self.entries.values()
+            if scopes is None or e.scope is None or e.scope in scopes
         ]
 
     def count(self) -> int:
@@ -145,6 +146,14 @@ class InMemoryEntryStore:
             self.deleted_ids.add(entry_id)
             self._queue(existing, "forget")
         return existing is not None
+
+    def set_scope(self, entry_id: str, scope: Optional[str]) -> bool:
+        """Change an entry's scope."""
+        if entry_id not in self.entries:
+            return False
+        self.entries[entry_id] = self.entries[entry_id].with_changes(scope=scope)
+        self._queue(self.entries[entry_id], "record")
+        return True
 
     def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
         """Count a recall for each id."""

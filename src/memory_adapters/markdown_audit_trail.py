@@ -127,7 +127,7 @@ class MarkdownAuditTrail:
         if self._project_root:
             local = os.path.join(self._project_root, "docs", "knowledge-bank")
             targets.append((os.path.join(local, f"{entry.category}.md"), False))
-        if not entry.source_project:
+        if entry.scope is None:  # universal: the global store's markdown, so a rebuild keeps it universal
             targets.append((os.path.join(self._global_store, f"{entry.category}.md"), True))
         return targets
 

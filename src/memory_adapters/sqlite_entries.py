@@ -65,6 +65,17 @@ class SqliteEntries(SqliteConnection):
                     self._entry_written(conn, existing, "forget")
             return existed
 
+    def set_scope(self, entry_id: str, scope: Optional[str]) -> bool:
+        """Change which projects' sessions see an entry (None: every project's); False when it is unknown."""
+        with self._tx() as conn:
+            existing = self._stored(conn, entry_id)
+            if existing is None:
+                return False
+            entry = existing.with_changes(scope=scope)
+            conn.execute(WRITE_ENTRY, entry_params(entry))
+            self._entry_written(conn, entry, "record")
+        return True
+
     def _entry_written(self, conn: sqlite3.Connection, entry: Entry, action: str) -> None:
         """Hook for work that must commit with the entry (the markdown outbox)."""
 
@@ -98,11 +109,17 @@ class SqliteEntries(SqliteConnection):
                     found[entry.id] = entry
         return [found[i] for i in entry_ids if i in found]
 
-    def ranking_stats(self) -> list[EntryStats]:
-        """Return id, category and ranking counters of every well-formed entry (the hot path: one query)."""
+    def ranking_stats(self, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
+        """Return id, category and ranking counters of every well-formed entry (the hot path: one query);
+        with `scopes`, only universal entries and those of these scopes."""
         # Answered from indexes (idx_entries_ranking, idx_entries_pending), never the rows full of vectors.
         # SQLite cleans the counters and turns the timestamp into POSIX seconds, so Python only wraps tuples.
-        stats = list(map(EntryStats._make, self._read(RANKING_SELECT)))
+        if scopes is None:
+            rows = self._read(RANKING_SELECT)
+        else:
+            marks = ",".join("?" * len(scopes))
+            rows = self._read(f"{RANKING_SELECT} AND (scope IS NULL OR scope IN ({marks}))", tuple(scopes))
+        stats = list(map(EntryStats._make, rows))
         pending = {r[0] for r in self._read("SELECT id FROM entries WHERE embedding IS NULL")}
         if pending:
             stats = [s._replace(has_embedding=False) if s.id in pending else s for s in stats]

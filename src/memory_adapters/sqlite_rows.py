@@ -15,7 +15,7 @@ from memory_core.records import ENTRY_FIELDS, Entry
 
 COLUMNS = (
     'id, name, description, reasoning, category, keywords, "references", observation_count, confidence, '
-    "recall_count, last_recalled_at, created_at, updated_at, source, source_project, "
+    "recall_count, last_recalled_at, created_at, updated_at, source, source_project, scope, "
     "embedding IS NOT NULL AS has_embedding"
 )
 FIELDS = [c.strip().strip('"').split(" AS ")[-1] for c in COLUMNS.split(",")]
@@ -23,13 +23,13 @@ FIELDS = [c.strip().strip('"').split(" AS ")[-1] for c in COLUMNS.split(",")]
 # Writing a merged entry back: every field the merge rules decide; counters of recalls and the vector stay.
 WRITE_ENTRY = """
     INSERT INTO entries (id, name, description, reasoning, category, keywords, "references",
-        observation_count, confidence, recall_count, created_at, updated_at, source, source_project)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+        observation_count, confidence, recall_count, created_at, updated_at, source, source_project, scope)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
     ON CONFLICT(id) DO UPDATE SET
         name = excluded.name, description = excluded.description, reasoning = excluded.reasoning,
         keywords = excluded.keywords, "references" = excluded."references",
         observation_count = excluded.observation_count, confidence = excluded.confidence,
-        updated_at = excluded.updated_at
+        updated_at = excluded.updated_at, scope = excluded.scope
 """
 
 RANKING_SELECT = (
@@ -70,7 +70,7 @@ def entry_params(entry: Entry) -> tuple:
     """The parameters of WRITE_ENTRY for one entry."""
     return (entry.id, entry.name, entry.description, entry.reasoning, entry.category, dumps(entry.keywords),
             dumps(entry.references), entry.observation_count, entry.confidence, to_text(entry.created_at),
-            to_text(entry.updated_at), entry.source, entry.source_project)
+            to_text(entry.updated_at), entry.source, entry.source_project, entry.scope)
 
 
 def row_entry(row: tuple) -> Optional[Entry]:
@@ -128,3 +128,4 @@ def _trusted(data: dict) -> bool:
         and isinstance(data["observation_count"], int) and data["observation_count"] >= 1
         and isinstance(data["recall_count"], int) and data["recall_count"] >= 0
     )
+

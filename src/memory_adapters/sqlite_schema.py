@@ -149,6 +149,20 @@ def migration_8_markdown_outbox(conn: sqlite3.Connection, fts5: bool) -> None:
     )
 
 
+def migration_9_project_scope(conn: sqlite3.Connection, fts5: bool) -> None:
+    """Which project's sessions see an entry (NULL: every project's). Entries stored before scopes existed
+    name their project by directory name only: they keep that (weaker) scope, `name:<project>`."""
+    if "scope" not in {r[1] for r in conn.execute("PRAGMA table_info(entries)")}:
+        conn.execute("ALTER TABLE entries ADD COLUMN scope TEXT")
+    conn.execute("UPDATE entries SET scope = 'name:' || source_project WHERE scope IS NULL "
+                 "AND source_project IS NOT NULL AND source_project != ''")
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_scope ON entries(scope)")
+    # The session-start scan filters by scope: the covering ranking index carries it too.
+    conn.execute("DROP INDEX IF EXISTS idx_entries_ranking")
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_ranking ON entries("
+                 "category, observation_count, confidence, recall_count, updated_at, created_at, id, scope)")
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     1: migration_1_initial_schema,
     2: migration_2_indexes_and_narrow_update_trigger,
@@ -158,6 +172,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     6: migration_6_ranking_index,
     7: migration_7_query_vectors,
     8: migration_8_markdown_outbox,
+    9: migration_9_project_scope,
 }
 LATEST_VERSION = max(MIGRATIONS)
 

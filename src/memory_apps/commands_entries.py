@@ -79,6 +79,15 @@ def delete_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def promote_command(args: argparse.Namespace) -> int:
+    """Make one project's entry universal: every project's sessions see it from now on."""
+    if not _service(args).promote(args.id):
+        print(f"iflow-memory: no entry with id {one_line(args.id)}", file=sys.stderr)
+        return 1
+    print(f"Promoted {one_line(args.id)}: every project's sessions see it now")
+    return 0
+
+
 def stats_command(args: argparse.Namespace) -> int:
     """Counts per category, source and project, recalls and vectors."""
     entries = _service(args).entries()
@@ -153,6 +162,13 @@ def add_commands(commands, fmt) -> None:
 
     delete = add("delete", delete_command, "delete one memory", "example:\n  iflow-memory delete 1c123aa2533f3d04")
     delete.add_argument("id", help="entry id (16 hex characters)")
+
+    promote = add("promote", promote_command, "let every project's sessions see one project's memory",
+                  "A project's own knowledge bank (and what a retro records for one project) reaches only that\n"
+                  "project's sessions. Promoting an entry makes it universal: it moves to the global store's\n"
+                  "markdown and every project's session start may inject it.\n\n"
+                  "example:\n  iflow-memory promote 1c123aa2533f3d04")
+    promote.add_argument("id", help="entry id (16 hex characters)")
 
     stats = add("stats", stats_command, "counts per category, source and project",
                 "examples:\n  iflow-memory stats\n  iflow-memory stats --json")

@@ -12,6 +12,7 @@ from typing import Optional
 from dependency_injector import providers
 from pydantic import ValidationError
 
+from memory_adapters.project_identity import project_scopes
 from memory_apps.config import MemoryConfig, load_config
 from memory_apps.container import (build_container, default_global_store, embedding_plan, keep_snapshot,
                                    open_store_recovering, retrieval_for)
@@ -69,7 +70,7 @@ class MemoryService:
         """Validate and store a learning (a repeat reinforces the existing entry), then embed it."""
         fields = {"name": name, "description": description, "reasoning": reasoning, "category": category,
                   "references": references or [], "keywords": keywords or [], "source": source,
-                  "source_project": self.project_name}
+                  "source_project": self.project_name}  # universal: a captured learning helps every project (AC4)
         if confidence:
             fields["confidence"] = confidence
         try:
@@ -90,7 +91,8 @@ class MemoryService:
             raise InvalidEntry("category", f"must be one of {', '.join(sorted(CATEGORIES))}")
         with self._lock:
             plan = embedding_plan(self.container, want_target=False)
-            return retrieval_for(self.container, plan).search(query, limit, category)
+            return retrieval_for(self.container, plan).search(query, limit, category,
+                                                              scopes=project_scopes(self.project_root))
 
     def get(self, entry_id: str) -> Optional[Entry]:
         """One entry by id."""
@@ -104,6 +106,15 @@ class MemoryService:
                 return False
             for problem in self.container.reconcile().run().problems[:1]:
                 print(f"iflow-memory: markdown copy not removed yet: {problem}", file=sys.stderr)
+            return True
+
+    def promote(self, entry_id: str) -> bool:
+        """Make an entry universal (every project's sessions see it) and move its markdown to the global store."""
+        with self._lock:
+            if not self.container.store().set_scope(entry_id, None):
+                return False
+            for problem in self.container.reconcile().run().problems[:1]:
+                print(f"iflow-memory: markdown copy not written yet: {problem}", file=sys.stderr)
             return True
 
     def entries(self) -> list[Entry]:

@@ -22,7 +22,8 @@ def reinforced(existing: Optional[Entry], draft: "EntryDraft", now: datetime) ->
 
     A repeat counts one more observation, takes the draft's name and description (same content hash), and
     overwrites reasoning, keywords, references and confidence only when the writer gave them; recall counts,
-    creation time, category and provenance stay."""
+    creation time, category and provenance stay. The scope stays when the same project writes it again; written
+    as universal, or from another project, the entry becomes universal (it matters beyond one project)."""
     if existing is None:
         return Entry.from_draft(draft, now)
     given = draft.model_fields_set
@@ -36,6 +37,8 @@ def reinforced(existing: Optional[Entry], draft: "EntryDraft", now: datetime) ->
         changes["references"] = list(draft.references)
     if "confidence" in given:
         changes["confidence"] = draft.confidence
+    if draft.scope != existing.scope:
+        changes["scope"] = None
     return existing.with_changes(**changes)
 
 
@@ -43,7 +46,9 @@ def imported(existing: Optional[Entry], draft: "EntryDraft", now: datetime, upda
              deleted: bool) -> tuple[ImportStatus, Optional[Entry]]:
     """What importing a markdown entry does: (status, the entry to store, or None to leave the row alone).
 
-    A deleted entry stays deleted; a new one is stored with `source: import`; a stored one only ever catches up
+    A deleted entry stays deleted; a new one is stored with `source: import` in the draft's scope; a stored one
+    becomes universal when the global store's markdown (a universal draft) lists it, and is never narrowed;
+    otherwise it only ever catches up
     with the markdown (a higher observation count brings its confidence and time; missing keywords are filled),
     so importing the same bank twice changes nothing and never counts an observation."""
     if deleted:
@@ -57,6 +62,8 @@ def imported(existing: Optional[Entry], draft: "EntryDraft", now: datetime, upda
                        updated_at=updated_at or now)
     if draft.keywords and not existing.keywords:
         changes["keywords"] = list(draft.keywords)
+    if draft.scope is None and existing.scope is not None:
+        changes["scope"] = None  # the global store's own markdown lists it: universal
     if not changes:
         return "unchanged", None
     return "updated", existing.with_changes(**changes)

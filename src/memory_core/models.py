@@ -58,6 +58,8 @@ class EntryDraft(BaseModel):
     confidence: Confidence = "medium"
     source: Source = "manual"
     source_project: Optional[str] = None
+    scope: Optional[str] = Field(default=None, max_length=300)
+    """The project identity whose sessions see the entry; None: every project's (universal)."""
     observation_count: int = Field(default=1, ge=1, le=1_000_000)
 
     @field_validator("keywords", mode="before")

@@ -34,6 +34,8 @@ class Entry:
     confidence: str = "medium"
     source: str = "manual"
     source_project: Optional[str] = None
+    scope: Optional[str] = None
+    """The project identity whose sessions see this entry; None for every project's (universal)."""
     observation_count: int = 1
     recall_count: int = 0
     last_recalled_at: Optional[datetime] = None

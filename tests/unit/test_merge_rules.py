@@ -97,3 +97,18 @@ def test_sqlite_and_the_fake_apply_the_same_rules(tmp_path_factory, ops):
         assert shape(sqlite) == shape(fake)
     finally:
         sqlite.close()
+
+
+def test_a_scope_survives_its_own_project_and_widens_only_by_a_write_elsewhere():
+    draft = EntryDraft(name="n", description="Scoped learning.", category="patterns", scope="git:aaa")
+    entry = reinforced(None, draft, T0)
+    assert reinforced(entry, draft, T0).scope == "git:aaa"
+    assert reinforced(entry, draft.model_copy(update={"scope": "git:bbb"}), T0).scope is None
+    assert reinforced(entry, draft.model_copy(update={"scope": None}), T0).scope is None
+    other_bank = draft.model_copy(update={"scope": "git:bbb", "observation_count": 9})
+    status, changed = imported(entry, other_bank, T0, None, deleted=False)
+    assert status == "updated" and changed.scope == "git:aaa", "another project's bank never changes the scope"
+    status, changed = imported(entry, draft.model_copy(update={"scope": None}), T0, None, deleted=False)
+    assert status == "updated" and changed.scope is None, "the global store's markdown makes it universal"
+    universal = entry.with_changes(scope=None)
+    assert imported(universal, draft, T0, None, deleted=False) == ("unchanged", None), "never narrowed"

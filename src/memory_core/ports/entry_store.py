@@ -41,8 +41,9 @@ class EntryStore(Protocol):
         """Return the entries with these ids, in the order given (unknown ids are left out)."""
         ...
 
-    def ranking_stats(self) -> list[EntryStats]:
-        """Return the ranking fields of every entry (the hot path of each session start)."""
+    def ranking_stats(self, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
+        """Return the ranking fields of every entry (the hot path of each session start); with `scopes`, only
+        universal entries and those scoped to one of them."""
         ...
 
     def count(self) -> int:

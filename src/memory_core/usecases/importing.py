@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from pydantic import ValidationError
 
@@ -56,11 +56,13 @@ class ImportKnowledgeBank:
     """Brings markdown entries into the store; re-importing the same files changes nothing."""
 
     def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock,
-                 keywords: Optional[TieredKeywords] = None) -> None:
+                 keywords: Optional[TieredKeywords] = None,
+                 identify: Optional[Callable[[str], str]] = None) -> None:
         self._reader = reader
         self._store = store
         self._clock = clock
         self._keywords = keywords
+        self._identify = identify or (lambda root: "path:" + os.path.abspath(root))
 
     def imported(self, project_root: str) -> bool:
         """Whether this project's knowledge bank was fully imported into a non-empty store."""
@@ -83,7 +85,7 @@ class ImportKnowledgeBank:
             if start and deadline is not None and deadline.expired():
                 report.remaining = len(todo) - start
                 break
-            items = self._drafts(todo[start:start + size], project, report)
+            items = self._drafts(todo[start:start + size], project, report, self._identify(project_root))
             for outcome in self._store.import_entries(items, now):
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
         if report.complete:
@@ -107,8 +109,11 @@ class ImportKnowledgeBank:
                 report.unchanged += 1
         return todo
 
-    def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport) -> list:
-        """Validated drafts; keywords are generated only for entries the store does not already label."""
+    def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport, scope: str) -> list:
+        """Validated drafts; keywords are generated only for entries the store does not already label.
+
+        A project's own bank is scoped to that project whatever its text claims (a cloned repository's bank
+        must not reach other projects' sessions); only the global store's markdown is universal."""
         labelled = {e.id for e in self._store.get_many([k.entry_id for k in batch]) if e.keywords}
         items = []
         for entry in batch:
@@ -119,6 +124,7 @@ class ImportKnowledgeBank:
                 field_name = exc.errors()[0]["loc"][0] if exc.errors() else "entry"
                 report.problems.append(f"skipped '{entry.name}' ({entry.category}): invalid {field_name}")
                 continue
+            draft = draft.model_copy(update={"scope": scope if entry.origin == "local" else None})
             if self._keywords is not None and not draft.keywords and entry.entry_id not in labelled:
                 draft = draft.model_copy(update={"keywords": self._keywords.generate(
                     draft.name, draft.description, draft.reasoning, draft.category)})

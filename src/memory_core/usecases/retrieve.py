@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Optional
+from typing import Optional, Sequence
 
 from memory_core.errors import EmbeddingError
 from memory_core.fts_query import sanitise_fts_query
@@ -75,9 +75,9 @@ class RetrieveAndRank:
         self._vector_index = vector_index
         self._embedder_problem = embedder_problem
 
-    def run(self, context_query: Optional[str], limit: int) -> Retrieval:
-        """Retrieve candidates for the query and return the category-balanced selection."""
-        stats = self._store.ranking_stats()
+    def run(self, context_query: Optional[str], limit: int, scopes: Optional[Sequence[str]] = None) -> Retrieval:
+        """Retrieve candidates (universal and `scopes`' entries) and return the category-balanced selection."""
+        stats = self._store.ranking_stats(scopes)
         vector_scores, vector = self._vector_scores(context_query, stats)
         keyword_scores, keyword = self.keyword_signal(context_query)
         return self.rank(context_query, stats, (vector_scores, vector), (keyword_scores, keyword), limit)
@@ -89,6 +89,10 @@ class RetrieveAndRank:
         """Combine signals already computed into the final scores and the category-balanced selection; `space`
         stands for the pinned one when the caller is about to pin it."""
         (vector_scores, vector), (keyword_scores, keyword) = vectors, keywords
+        if vector_scores or keyword_scores:
+            wanted = {s.id for s in stats}  # another project's entries never shape the normalisation either
+            vector_scores = {k: v for k, v in vector_scores.items() if k in wanted}
+            keyword_scores = {k: v for k, v in keyword_scores.items() if k in wanted}
         scores, used = final_scores(stats, vector_scores, keyword_scores, self._weights, self._clock.now())
         chosen = select_by_scores(stats, scores, _ID, _CATEGORY, limit)
         entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
@@ -106,9 +110,11 @@ class RetrieveAndRank:
             model=space.model if space is not None and vector.ran else None,
         )
 
-    def search(self, query: str, limit: int = 10, category: Optional[str] = None) -> Retrieval:
-        """Rank entries for an explicit query by score alone (no category balancing), optionally one category."""
-        stats = self._store.ranking_stats()
+    def search(self, query: str, limit: int = 10, category: Optional[str] = None,
+               scopes: Optional[Sequence[str]] = None) -> Retrieval:
+        """Rank entries for an explicit query by score alone (no category balancing), optionally one category;
+        with `scopes`, only universal entries and those scopes' ones."""
+        stats = self._store.ranking_stats(scopes)
         if category is not None:
             stats = [s for s in stats if s.category == category]
         vector_scores, vector = self._vector_scores(query, stats)

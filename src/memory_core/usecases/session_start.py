@@ -54,6 +54,8 @@ class SessionRequest:
     project_root: str
     global_store: str
     limit: int
+    scopes: Optional[tuple[str, ...]] = None
+    """The project's scopes (its identity): universal entries and these are candidates; None: every entry."""
 
 
 @dataclass
@@ -170,7 +172,7 @@ class SessionStart:
         import_report, status = self._first_import(request, deadline.earlier(IMPORT_RESERVE_S))
         if self._worker is not None:
             self._queue_pending(self._worker)
-        stats = self._store.ranking_stats()
+        stats = self._store.ranking_stats(request.scopes)
         keywords = self._retrieve.keyword_signal(query)
         decide_by = deadline.earlier(RANK_RESERVE_S)
         work.index_ready = self._prepare_index(query, stats, space, decide_by)
