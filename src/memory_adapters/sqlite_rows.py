@@ -12,6 +12,7 @@ from typing import Optional
 
 from memory_adapters.sqlite_connection import from_text, to_text
 from memory_core.records import ENTRY_FIELDS, Entry
+from memory_core.redaction import contains_secret
 
 COLUMNS = (
     'id, name, description, reasoning, category, keywords, "references", observation_count, confidence, '
@@ -127,5 +128,13 @@ def _trusted(data: dict) -> bool:
         and data["source"] in _SOURCES
         and isinstance(data["observation_count"], int) and data["observation_count"] >= 1
         and isinstance(data["recall_count"], int) and data["recall_count"] >= 0
+        and not _holds_secret(data)
     )
 
+
+def _holds_secret(data: dict) -> bool:
+    """A row stored before the secret patterns knew its secret's shape: every output path reads it through
+    here, so it is revalidated (redacted) before it is shown (ADR 12). Core patterns only: cheap per row."""
+    texts = [data["name"], data["description"], data["reasoning"], data["source_project"] or "",
+             *data["references"], *data["keywords"]]
+    return any(isinstance(t, str) and contains_secret(t, scanners=False) for t in texts)

@@ -7,9 +7,9 @@ from typing import Optional, Sequence
 
 from memory_core.knowledge import KnowledgeEntry
 from memory_core.records import CONFIDENCE_RANK
+from memory_core.redaction import redact_secrets
 from memory_core.rendering import render_block
 from memory_core.selection import balanced_select, group_by_category
-
 
 
 def deduplicate(entries: Sequence[KnowledgeEntry]) -> list[KnowledgeEntry]:
@@ -49,11 +49,17 @@ def legacy_select(entries: Sequence[KnowledgeEntry], limit: int) -> list[Knowled
 
 
 def format_legacy(selected: Sequence[KnowledgeEntry], diagnostic: Optional[str] = None) -> str:
-    """Return the markdown block exactly as the reference injector printed it ('' when empty)."""
+    """Return the markdown block as the reference injector printed it, with secrets redacted ('' when empty):
+    hand-written bank files are printed here without ever passing the models' validators."""
     if not selected:
         return ""
     groups = group_by_category(selected, lambda e: e.category)
-    return render_block([(c, [e.raw_text for e in members]) for c, members in groups], diagnostic)
+    return render_block([(c, [shown_text(e.raw_text) for e in members]) for c, members in groups], diagnostic)
+
+
+def shown_text(text: str) -> str:
+    """Markdown text as this pipeline shows it: the core's secret patterns applied (no scanner: hook path)."""
+    return redact_secrets(text, scanners=False)
 
 
 def tracking_record(selected: Sequence[KnowledgeEntry], project: str, now: datetime) -> dict:
@@ -64,5 +70,5 @@ def tracking_record(selected: Sequence[KnowledgeEntry], project: str, now: datet
         "project": project,
         "entries_injected": len(selected),
         "sources": {"local": local, "global": len(selected) - local},
-        "entry_names": [e.name for e in selected],
+        "entry_names": [shown_text(e.name) for e in selected],
     }

@@ -1,51 +1,76 @@
-"""Secret-shaped values are replaced before an entry is stored, embedded or printed."""
+"""Secret-shaped values are replaced before an entry is stored, embedded or printed.
+
+The core's own patterns (`memory_core.secret_patterns`, `memory_core.secret_assignments`; `re` only) run on
+every path, the session-start hook included. The write paths add detect-secrets on top (`add_detector`, ADR 12).
+"""
 
 from __future__ import annotations
 
-import re
+from typing import Callable, Iterable
 
-REDACTED = "[REDACTED]"
+from memory_core.secret_assignments import redact_assignments
+from memory_core.secret_patterns import REDACTED, redact_shapes
 
-_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    # PEM private keys, whole block.
-    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL),
-     REDACTED),
-    # Passwords inside URLs: scheme://user:password@host
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+):[^\s@/]+@"), r"\1:" + REDACTED + "@"),
-    # Vendor token formats.
-    (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{16,}"), REDACTED),
-    (re.compile(r"\bsk-(?:proj-|live-|test-)?[A-Za-z0-9_-]{20,}"), REDACTED),
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), REDACTED),
-    (re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}"), REDACTED),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{30,}"), REDACTED),
-    (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), REDACTED),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), REDACTED),
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),
-    (re.compile(r"\bpa-[A-Za-z0-9_-]{30,}"), REDACTED),
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"), REDACTED),  # JWT
-    # Authorization headers.
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{16,}"), r"\1 " + REDACTED),
-    # key=value / key: value assignments of secrets, including prefixed names (DB_PASSWORD, AWS_SECRET_ACCESS_KEY)
-    # and JSON/YAML quoting ("password": "...").
-    (re.compile(r"(?i)\b([A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|password|passwd|pwd|credentials?|private[_-]?key)"
-                r"[A-Za-z0-9_.-]*['\"]?\s*[:=]\s*)(['\"]?)(?!\[REDACTED\])[^\s'\"]{6,}\2"),
-     r"\1\2" + REDACTED + r"\2"),
-]
+__all__ = ["REDACTED", "Detector", "add_detector", "contains_secret", "detectors", "redact_secrets",
+           "remove_detector"]
+
+Detector = Callable[[str], Iterable[tuple[int, int]]]
+"""Reports the (start, end) spans of secret values in a text."""
+
+_DETECTORS: list[Detector] = []
 
 
-def redact_secrets(text: str) -> str:
-    """Replace every secret-shaped substring with [REDACTED]."""
+def _redact_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """Replace the given spans (merged where they overlap); a span that is already [REDACTED] stays."""
+    merged: list[list[int]] = []
+    for start, end in sorted(s for s in spans if 0 <= s[0] < s[1] <= len(text)):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):
+        if text[start:end].strip("[]") != "REDACTED":
+            text = text[:start] + REDACTED + text[end:]
+    return text
+
+
+def _redact_once(text: str, scanners: bool) -> str:
+    text = redact_assignments(redact_shapes(text))
+    for detector in tuple(_DETECTORS) if scanners else ():
+        text = _redact_spans(text, detector(text))
+    return text
+
+
+def redact_secrets(text: str, scanners: bool = True) -> str:
+    """Replace every secret-shaped substring with [REDACTED]; `scanners=False` skips added detectors (cheap
+    enough for every read)."""
     if not text:
         return text
-    for _ in range(4):  # patterns can expose each other (a quoted password inside a URL): run to a fixpoint
+    for _ in range(8):  # patterns can expose each other (a quoted password inside a URL): run to a fixpoint
         before = text
-        for pattern, replacement in _PATTERNS:
-            text = pattern.sub(replacement, text)
+        text = _redact_once(text, scanners)
         if text == before:
             break
     return text
 
 
-def contains_secret(text: str) -> bool:
+def contains_secret(text: str, scanners: bool = True) -> bool:
     """True when redaction would change the text."""
-    return redact_secrets(text) != text
+    return redact_secrets(text, scanners) != text
+
+
+def add_detector(detector: Detector) -> None:
+    """Also redact the spans `detector` reports, in this process (the write paths add detect-secrets)."""
+    if detector not in _DETECTORS:
+        _DETECTORS.append(detector)
+
+
+def remove_detector(detector: Detector) -> None:
+    """Stop using a detector added with `add_detector`."""
+    if detector in _DETECTORS:
+        _DETECTORS.remove(detector)
+
+
+def detectors() -> tuple[Detector, ...]:
+    """The detectors added in this process, in the order they run."""
+    return tuple(_DETECTORS)

@@ -6,7 +6,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.redaction import REDACTED, contains_secret, redact_secrets
+from memory_core.redaction import (REDACTED, add_detector, contains_secret, detectors, redact_secrets,
+                                   remove_detector)
+
+
+@pytest.fixture(autouse=True)
+def core_patterns_only():
+    """These tests are about the core's own patterns: a detector another test's process added is set aside."""
+    saved = detectors()
+    for detector in saved:
+        remove_detector(detector)
+    yield
+    for detector in saved:
+        add_detector(detector)
 
 # (kind, text holding the secret, the part that must disappear)
 SECRETS = [
@@ -40,6 +52,8 @@ SECRETS = [
     ("access-token", "access_token=ya29.A0ARrdaM-secret-value", "ya29.A0ARrdaM-secret-value"),
     ("bearer", "Authorization: Bearer tok9f8e7d6c5b4a3f2e1d0c9b8a7", "tok9f8e7d6c5b4a3f2e1d0c9b8a7"),
     ("basic", "Authorization: Basic dXNlcjpwYXNzd29yZDEyMzQ1Ng==", "dXNlcjpwYXNzd29yZDEyMzQ1Ng=="),
+    ("short-password", "password=12345 in the test setup", "12345"),
+    ("short-token", "token=short", "short"),
 ]
 
 
@@ -91,7 +105,7 @@ PROSE = [
     "Connect with postgres://localhost/app and https://user@example.invalid/path (no password).",
     "-----BEGIN PUBLIC KEY----- blocks are safe to share.",
     "The secret to fast tests is small fixtures.",
-    "token=short and password=12345 are too short to be real secrets.",
+    "Leave `token=` and `password=` empty in the sample file.",
     "scikit-learn, sk-learn and sk-ant are just words here.",
     "Basic auth is discouraged; Bearer auth needs TLS.",
     "",
@@ -109,7 +123,10 @@ PIECES = st.one_of(
     SECRET_TEXTS, st.sampled_from(PROSE),
     st.sampled_from(["password", "token", "api_key", "secret", "Bearer", "Basic", "://", ":", "=", "@", "/", "'",
                      '"', " ", "\n", "sk-", "AKIA", "eyJ", "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----",
-                     "[REDACTED]", "x" * 20]),
+                     "[REDACTED]", "x" * 20, "redis://", "mysql -p", "--password ", "DB_PASSWORD=", "<password>",
+                     "</password>", "ENV TOKEN ", "hooks.slack.com/services/", "secret: ", " = ",
+                     "Authorization: Token ", "?sig=", "npm_" + "a1" * 18, "-----BEGIN PGP PRIVATE KEY BLOCK-----",
+                     "Private-Lines: 2\n"]),
     st.text(max_size=12),
 )
 MIXED = st.one_of(st.text(), st.lists(PIECES, max_size=12).map("".join), st.lists(PIECES, max_size=12).map(" ".join))
@@ -129,3 +146,29 @@ def test_redaction_is_idempotent_for_a_quoted_password_inside_a_url():
     text = "s://u:password='ab/cdef'@host"
     once = redact_secrets(text)
     assert redact_secrets(once) == once, (once, redact_secrets(once))
+
+
+def test_an_added_detector_redacts_the_spans_it_reports():
+    def finds_moon(text):
+        start = text.find("moon")
+        return [(start, start + 4)] if start >= 0 else []
+
+    add_detector(finds_moon)
+    try:
+        assert redact_secrets("over the moon") == "over the [REDACTED]"
+        assert contains_secret("moon")
+        assert redact_secrets("over the moon", scanners=False) == "over the moon", "scanners=False: core only"
+    finally:
+        remove_detector(finds_moon)
+    assert redact_secrets("over the moon") == "over the moon"
+
+
+def test_overlapping_spans_are_merged_and_a_redacted_span_stays():
+    def overlapping(text):
+        return [(0, 4), (2, 6), (text.find("[REDACTED]"), text.find("[REDACTED]") + 10)]
+
+    add_detector(overlapping)
+    try:
+        assert redact_secrets("abcdefgh [REDACTED]") == "[REDACTED]gh [REDACTED]"
+    finally:
+        remove_detector(overlapping)

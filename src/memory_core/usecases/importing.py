@@ -12,7 +12,7 @@ from memory_core.deadline import Deadline
 from memory_core.first_import import import_marker, is_imported
 from memory_core.keyword_tiers import TieredKeywords
 from memory_core.knowledge import KnowledgeEntry
-from memory_core.legacy import deduplicate
+from memory_core.legacy import deduplicate, shown_text
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
@@ -57,12 +57,14 @@ class ImportKnowledgeBank:
 
     def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock,
                  keywords: Optional[TieredKeywords] = None,
-                 identify: Optional[Callable[[str], str]] = None) -> None:
+                 identify: Optional[Callable[[str], str]] = None,
+                 scope_gone: Optional[Callable[[str], bool]] = None) -> None:
         self._reader = reader
         self._store = store
         self._clock = clock
         self._keywords = keywords
         self._identify = identify or (lambda root: "path:" + os.path.abspath(root))
+        self._scope_gone = scope_gone or (lambda scope: False)
 
     def imported(self, project_root: str) -> bool:
         """Whether this project's knowledge bank was fully imported into a non-empty store."""
@@ -79,22 +81,25 @@ class ImportKnowledgeBank:
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = os.path.basename(os.path.abspath(project_root))
         now = self._clock.now()
-        todo = self._not_yet_stored(unique, report)
+        scope = self._identify(project_root)
+        todo = self._not_yet_stored(unique, report, scope)
         size = max(1, batch_size)
         for start in range(0, len(todo), size):
             if start and deadline is not None and deadline.expired():
                 report.remaining = len(todo) - start
                 break
-            items = self._drafts(todo[start:start + size], project, report, self._identify(project_root))
+            items = self._drafts(todo[start:start + size], project, report, scope)
             for outcome in self._store.import_entries(items, now):
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
         if report.complete:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
         return report
 
-    def _not_yet_stored(self, entries: list[KnowledgeEntry], report: ImportReport) -> list[KnowledgeEntry]:
+    def _not_yet_stored(self, entries: list[KnowledgeEntry], report: ImportReport,
+                        scope: str) -> list[KnowledgeEntry]:
         """Entries an import would change; the others count as unchanged without a write, so a resumed import
-        starts where the last one stopped."""
+        starts where the last one stopped. A bank entry stored for a project directory that is gone (the project
+        moved, and has no repository to know it by) is adopted by this project."""
         stored: dict[str, object] = {}
         for start in range(0, len(entries), 500):
             stored.update((e.id, e) for e in self._store.get_many([k.entry_id for k in entries[start:start + 500]]))
@@ -102,8 +107,11 @@ class ImportKnowledgeBank:
         for entry in entries:
             known = stored.get(entry.entry_id)
             could_label = bool(entry.keywords) or self._keywords is not None
+            if known is not None and entry.origin == "local" and known.scope not in (None, scope) \
+                    and self._scope_gone(known.scope):
+                self._store.set_scope(known.id, scope)
             if known is None or entry.observation_count > known.observation_count or (
-                    could_label and not known.keywords):
+                    could_label and not known.keywords) or (entry.origin == "global" and known.scope is not None):
                 todo.append(entry)
             else:
                 report.unchanged += 1
@@ -122,7 +130,8 @@ class ImportKnowledgeBank:
             except ValidationError as exc:
                 report.skipped += 1
                 field_name = exc.errors()[0]["loc"][0] if exc.errors() else "entry"
-                report.problems.append(f"skipped '{entry.name}' ({entry.category}): invalid {field_name}")
+                name = shown_text(entry.name)  # hand-written markdown: its name never passed the validators
+                report.problems.append(f"skipped '{name}' ({entry.category}): invalid {field_name}")
                 continue
             draft = draft.model_copy(update={"scope": scope if entry.origin == "local" else None})
             if self._keywords is not None and not draft.keywords and entry.entry_id not in labelled:
