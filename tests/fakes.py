@@ -65,6 +65,7 @@ class InMemoryEntryStore:
         self.query_vectors: dict[tuple[str, str], list[float]] = {}
         self._keyword_search = keyword_search
         self.outbox: dict[tuple[str, str], AuditTask] = {}
+        self.more_scopes: dict[str, set[str]] = {}
         self._outbox_root: Optional[str] = None
         self._outbox_on = False
         self._seq = 0
@@ -132,6 +133,7 @@ class InMemoryEntryStore:
         return [
             EntryStats.of(e.with_changes(has_embedding=e.id in self.vectors_by_id)) for e in self.entries.values()
             if scopes is None or e.scope is None or e.scope in scopes
+            or bool(self.more_scopes.get(e.id, set()) & set(scopes))
         ]
 
     def count(self) -> int:
@@ -146,6 +148,11 @@ class InMemoryEntryStore:
             self.deleted_ids.add(entry_id)
             self._queue(existing, "forget")
         return existing is not None
+
+    def add_scope(self, entry_id: str, scope: str) -> None:
+        """Let one more project see a scoped entry."""
+        if entry_id in self.entries:
+            self.more_scopes.setdefault(entry_id, set()).add(scope)
 
     def set_scope(self, entry_id: str, scope: Optional[str]) -> bool:
         """Change an entry's scope."""

@@ -57,6 +57,7 @@ class SqliteEntries(SqliteConnection):
         with self._tx() as conn:
             existing = self._stored(conn, entry_id)
             conn.execute("DELETE FROM staged_vectors WHERE id = ?", (entry_id,))
+            conn.execute("DELETE FROM entry_scopes WHERE id = ?", (entry_id,))
             existed = conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,)).rowcount > 0
             if existed:
                 conn.execute("INSERT OR REPLACE INTO deleted_entries(id, deleted_at) VALUES (?, ?)",
@@ -75,6 +76,11 @@ class SqliteEntries(SqliteConnection):
             conn.execute(WRITE_ENTRY, entry_params(entry))
             self._entry_written(conn, entry, "record")
         return True
+
+    def add_scope(self, entry_id: str, scope: str) -> None:
+        """Let one more project's sessions see a scoped entry (its bank holds it too)."""
+        self._write("INSERT OR IGNORE INTO entry_scopes(id, scope) SELECT id, ? FROM entries WHERE id = ?",
+                    (scope, entry_id))
 
     def _entry_written(self, conn: sqlite3.Connection, entry: Entry, action: str) -> None:
         """Hook for work that must commit with the entry (the markdown outbox)."""
@@ -118,7 +124,8 @@ class SqliteEntries(SqliteConnection):
             rows = self._read(RANKING_SELECT)
         else:
             marks = ",".join("?" * len(scopes))
-            rows = self._read(f"{RANKING_SELECT} AND (scope IS NULL OR scope IN ({marks}))", tuple(scopes))
+            rows = self._read(f"{RANKING_SELECT} AND (scope IS NULL OR scope IN ({marks}) OR id IN "
+                              f"(SELECT id FROM entry_scopes WHERE scope IN ({marks})))", (*scopes, *scopes))
         stats = list(map(EntryStats._make, rows))
         pending = {r[0] for r in self._read("SELECT id FROM entries WHERE embedding IS NULL")}
         if pending:
@@ -144,6 +151,7 @@ class SqliteEntries(SqliteConnection):
                     continue  # written again after that delete
                 if existing is not None:
                     conn.execute("DELETE FROM staged_vectors WHERE id = ?", (entry_id,))
+                    conn.execute("DELETE FROM entry_scopes WHERE id = ?", (entry_id,))
                     conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,))
                     removed += 1
                 conn.execute("INSERT OR IGNORE INTO deleted_entries(id, deleted_at) VALUES (?, ?)",

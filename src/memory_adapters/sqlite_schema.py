@@ -157,6 +157,9 @@ def migration_9_project_scope(conn: sqlite3.Connection, fts5: bool) -> None:
     conn.execute("UPDATE entries SET scope = 'name:' || source_project WHERE scope IS NULL "
                  "AND source_project IS NOT NULL AND source_project != ''")
     conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_scope ON entries(scope)")
+    # More projects whose banks hold the same scoped entry (a copied project, one learning in two banks).
+    conn.execute("CREATE TABLE IF NOT EXISTS entry_scopes (id TEXT NOT NULL REFERENCES entries(id) ON DELETE "
+                 "CASCADE, scope TEXT NOT NULL, PRIMARY KEY (scope, id)) WITHOUT ROWID")
     # The session-start scan filters by scope: the covering ranking index carries it too.
     conn.execute("DROP INDEX IF EXISTS idx_entries_ranking")
     conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_ranking ON entries("

@@ -85,3 +85,18 @@ def test_clones_of_one_repository_are_one_project(tmp_path):
     assert "Test first" in _block(origin, store, home)
     (clone / "docs" / "knowledge-bank" / "heuristics.md").unlink()  # the clone's own copy is not what is seen
     assert "Test first" in _block(clone, store, home), "the same root commit: the same project"
+
+
+def test_a_copied_project_still_sees_its_own_bank(tmp_path):
+    """Without a repository the identity is the path: a copy is another project, and its bank is its own too."""
+    import shutil
+
+    home, store = tmp_path / "home", tmp_path / "store"
+    home.mkdir()
+    original = _project(tmp_path / "one" / "notes", f"# Heuristics\n\n### Test first\n{OWN}\n")
+    assert "Test first" in _block(original, store, home)
+    copy = tmp_path / "two" / "notes"
+    shutil.copytree(original, copy)
+    assert "Test first" in _block(copy, store, home)
+    stranger = _project(tmp_path / "three" / "other")
+    assert "Test first" not in _block(stranger, store, home)

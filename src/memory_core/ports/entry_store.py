@@ -54,6 +54,14 @@ class EntryStore(Protocol):
         """Delete one entry; True when it existed."""
         ...
 
+    def set_scope(self, entry_id: str, scope: Optional[str]) -> bool:
+        """Change which projects' sessions see an entry (None: every project's); False when it is unknown."""
+        ...
+
+    def add_scope(self, entry_id: str, scope: str) -> None:
+        """Let one more project's sessions see a scoped entry (its bank holds it too)."""
+        ...
+
     def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
         """Increment recall_count and set last_recalled_at for these entries."""
         ...

@@ -57,14 +57,12 @@ class ImportKnowledgeBank:
 
     def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock,
                  keywords: Optional[TieredKeywords] = None,
-                 identify: Optional[Callable[[str], str]] = None,
-                 scope_gone: Optional[Callable[[str], bool]] = None) -> None:
+                 identify: Optional[Callable[[str], str]] = None) -> None:
         self._reader = reader
         self._store = store
         self._clock = clock
         self._keywords = keywords
         self._identify = identify or (lambda root: "path:" + os.path.abspath(root))
-        self._scope_gone = scope_gone or (lambda scope: False)
 
     def imported(self, project_root: str) -> bool:
         """Whether this project's knowledge bank was fully imported into a non-empty store."""
@@ -98,8 +96,8 @@ class ImportKnowledgeBank:
     def _not_yet_stored(self, entries: list[KnowledgeEntry], report: ImportReport,
                         scope: str) -> list[KnowledgeEntry]:
         """Entries an import would change; the others count as unchanged without a write, so a resumed import
-        starts where the last one stopped. A bank entry stored for a project directory that is gone (the project
-        moved, and has no repository to know it by) is adopted by this project."""
+        starts where the last one stopped. An entry this bank holds that is stored for another project (a copy
+        of the project, the same learning in two banks) becomes this project's too."""
         stored: dict[str, object] = {}
         for start in range(0, len(entries), 500):
             stored.update((e.id, e) for e in self._store.get_many([k.entry_id for k in entries[start:start + 500]]))
@@ -107,9 +105,8 @@ class ImportKnowledgeBank:
         for entry in entries:
             known = stored.get(entry.entry_id)
             could_label = bool(entry.keywords) or self._keywords is not None
-            if known is not None and entry.origin == "local" and known.scope not in (None, scope) \
-                    and self._scope_gone(known.scope):
-                self._store.set_scope(known.id, scope)
+            if known is not None and entry.origin == "local" and known.scope not in (None, scope):
+                self._store.add_scope(known.id, scope)
             if known is None or entry.observation_count > known.observation_count or (
                     could_label and not known.keywords) or (entry.origin == "global" and known.scope is not None):
                 todo.append(entry)
