@@ -31,7 +31,8 @@ def clean_keywords(candidates: Iterable[str]) -> list[str]:
     kept: list[str] = []
     for raw in candidates:
         keyword = "-".join(str(raw).strip().lower().split())
-        if valid_keyword(keyword) and keyword not in kept and not contains_secret(str(raw)):
+        if valid_keyword(keyword) and keyword not in kept and not contains_secret(str(raw)) \
+                and not contains_secret(keyword):
             kept.append(keyword)
         if len(kept) == MAX_KEYWORDS:
             break

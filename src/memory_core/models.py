@@ -66,7 +66,9 @@ class EntryDraft(BaseModel):
     @classmethod
     def _keywords(cls, value: object) -> list[str]:
         # A key-shaped label is dropped before lower-casing would hide its shape (e.g. AKIA...).
-        lowered = [k.lower() for k in _clean_string_list(value, "keywords") if not contains_secret(k)]
+        # Checked as given and as stored (lower case): a keyword dropped on a second validation is lost on rebuild.
+        lowered = [k.lower() for k in _clean_string_list(value, "keywords")
+                   if not contains_secret(k) and not contains_secret(k.lower())]
         return list(dict.fromkeys(lowered))[:MAX_KEYWORDS]
 
     @field_validator("references", mode="before")

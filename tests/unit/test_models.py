@@ -70,3 +70,14 @@ def test_entry_id_is_the_content_hash_of_the_description():
     b = EntryDraft(**{**VALID, "description": "  READ the file before   editing it. "})
     assert a.id == b.entry_id
     assert a.created_at == a.updated_at == T0
+
+
+def test_a_keyword_that_is_a_secret_only_in_lower_case_is_dropped_at_once():
+    """Stored keywords are lower case: one kept on the first validation must survive the next (a rebuild)."""
+    from memory_core.keywords import clean_keywords
+
+    token = "GHP_" + "a1B2" * 9
+    draft = EntryDraft(name="n", description="d", category="patterns", keywords=[token, "wal"])
+    assert draft.keywords == ["wal"]
+    assert EntryDraft(**draft.model_dump()).keywords == draft.keywords
+    assert clean_keywords([token, "wal"]) == ["wal"]
