@@ -158,8 +158,9 @@ def migration_9_project_scope(conn: sqlite3.Connection, fts5: bool) -> None:
                  "AND source_project IS NOT NULL AND source_project != ''")
     conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_scope ON entries(scope)")
     # More projects whose banks hold the same scoped entry (a copied project, one learning in two banks).
-    conn.execute("CREATE TABLE IF NOT EXISTS entry_scopes (id TEXT NOT NULL REFERENCES entries(id) ON DELETE "
-                 "CASCADE, scope TEXT NOT NULL, PRIMARY KEY (scope, id)) WITHOUT ROWID")
+    # A rowid table: SQLite 3.40's quick_check misreports NOT NULL columns of WITHOUT ROWID tables as NULL.
+    conn.execute("CREATE TABLE IF NOT EXISTS entry_scopes (id TEXT NOT NULL, scope TEXT NOT NULL, "
+                 "PRIMARY KEY (scope, id))")
     # The session-start scan filters by scope: the covering ranking index carries it too.
     conn.execute("DROP INDEX IF EXISTS idx_entries_ranking")
     conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_ranking ON entries("

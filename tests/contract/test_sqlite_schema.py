@@ -186,3 +186,16 @@ def test_opening_twice_runs_each_migration_once(db, monkeypatch):
     assert second.count() == 1 and find(second, "clock") == {entry_id}
     upsert(second, "Second writer")
     assert first.count() == 2
+
+
+def test_a_store_with_project_scopes_passes_sqlites_own_check(db):
+    """quick_check is the corruption verdict: the schema must never make it complain about sound data."""
+    from memory_adapters.sqlite_health import quick_check
+
+    store = SqliteEntryStore(str(db))
+    entry_id = store.upsert(EntryDraft(name="n", description="Scoped twice.", category="patterns",
+                                       scope="path:/a"), T0).entry_id
+    store.add_scope(entry_id, "path:/b")
+    assert quick_check(store._conn) is None
+    assert [s.id for s in store.ranking_stats(["path:/b"])] == [entry_id]
+    assert store.ranking_stats(["path:/c"]) == []
