@@ -5,13 +5,15 @@ from __future__ import annotations
 from typing import Optional
 
 from memory_core.ports.context_source import ProjectContext
+from memory_core.redaction import redact_secrets
 
 MAX_DESCRIPTION_WORDS = 100
 MAX_FILES = 20
 
 
 def compose_context_query(ctx: ProjectContext) -> Optional[str]:
-    """Return "{feature}: {description}. Phase: {phase}. Files: {files}", or None with no signals."""
+    """Return "{feature}: {description}. Phase: {phase}. Files: {files}", or None with no signals; a secret in
+    a spec is redacted (the query is printed in the diagnostic line and may go to an embedding provider)."""
     parts: list[str] = []
     if ctx.feature_slug:
         head = ctx.feature_slug.strip()
@@ -22,7 +24,7 @@ def compose_context_query(ctx: ProjectContext) -> Optional[str]:
     files = [f for f in ctx.changed_files if f.strip()][:MAX_FILES]
     if files:
         parts.append("Files: " + " ".join(files))
-    return ". ".join(parts) if parts else None
+    return redact_secrets(". ".join(parts), scanners=False) if parts else None
 
 
 def display_query(query: Optional[str], width: int = 30) -> str:

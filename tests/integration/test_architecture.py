@@ -31,3 +31,46 @@ def test_import_contracts_are_kept(isolated_home):
     contracts = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     expected = len(contracts["tool"]["importlinter"]["contracts"])
     assert expected >= 2 and output.count(" KEPT") == expected, output
+
+
+def _imported(module: str, args: list, home: Path, stdin: str = "") -> tuple[set[str], subprocess.CompletedProcess]:
+    """Top-level packages a real `python -X importtime -m module` process imported, and the process."""
+    from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env
+
+    result = subprocess.run([PYTHON, "-X", "importtime", "-m", module, *map(str, args)], env=app_env(home),
+                            cwd=str(home), input=stdin, capture_output=True, text=True, timeout=TIMEOUT_S)
+    names = {line.rsplit("|", 1)[-1].strip().split(".")[0]
+             for line in result.stderr.splitlines() if line.startswith("import time:") and "|" in line}
+    return names, result
+
+
+def test_detect_secrets_is_loaded_by_the_write_paths_never_by_a_session_start(tmp_path):
+    """detect-secrets costs about 100 ms to import (ADR 12): a session start never loads it, whether it imports
+    the bank (first session), answers from the database, prints the markdown pipeline or runs as the hook;
+    the writer does (the same probe sees it there, so the probe can see it at all)."""
+    from tests.integration._helpers import write_settings
+
+    home, project, store = tmp_path / "home", tmp_path / "proj", tmp_path / "G"
+    home.mkdir()
+    bank = project / "docs" / "knowledge-bank"
+    bank.mkdir(parents=True)
+    (bank / "patterns.md").write_text("### Pattern: Rotate keys\nRotate AKIAIOSFODNN7EXAMPLE and PASSWORD=Qz7!x now."
+                                      "\n- Observation count: 2\n", encoding="utf-8")
+    write_settings(project, embedding_provider="none")
+    session = ["--project-root", project, "--global-store", store]
+    hook_input = '{"source": "startup", "cwd": "%s"}' % project
+    runs = {"first session": _imported("memory_apps.injector", session, home),
+            "later session": _imported("memory_apps.injector", session, home),
+            "hook": _imported("memory_apps.cli", ["hook", "session-start", "--global-store", store], home,
+                              stdin=hook_input)}
+    write_settings(project, embedding_provider="none", semantic_enabled=False)
+    runs["markdown pipeline"] = _imported("memory_apps.injector", session, home)
+    entry = '{"name": "Seeds", "description": "Keep seeds out of fixtures.", "category": "patterns"}'
+    writer_names, writer = _imported("memory_apps.writer", ["--action", "upsert", "--entry-json", entry, *session],
+                                     home)
+
+    for name, (names, result) in runs.items():
+        assert result.returncode == 0 and "Rotate keys" in result.stdout and "[REDACTED]" in result.stdout, name
+        assert "detect_secrets" not in names, f"{name} imported detect-secrets"
+    assert writer.returncode == 0, writer.stderr
+    assert "detect_secrets" in writer_names, "the writer scans with detect-secrets"

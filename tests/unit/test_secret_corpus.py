@@ -8,7 +8,9 @@ import pytest
 
 from memory_adapters.detect_secrets_scanner import DetectSecretsScanner
 from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
+from memory_core.context_query import compose_context_query, display_query
 from memory_core.legacy import format_legacy, legacy_select, shown_text
+from memory_core.ports.context_source import ProjectContext
 from memory_core.redaction import REDACTED, add_detector, detectors, redact_secrets, remove_detector
 from tests.conftest import shared_fixture
 
@@ -192,3 +194,13 @@ def test_detect_secrets_adds_what_the_core_does_not_know():
         assert redact_secrets(text, scanners=False) == text
     finally:
         remove_detector(scanner)
+
+
+def test_a_secret_in_a_spec_stays_out_of_the_context_query():
+    """The query is built from the feature spec, printed in the diagnostic line and may be sent to an embedder."""
+    context = ProjectContext(feature_slug="deploy", changed_files=["deploy.sh"],
+                             feature_description="PASSWORD=Qz7!x then postgres://app:pa/ss9word@db.internal/app")
+    query = compose_context_query(context)
+    assert "Qz7!x" not in query and "pa/ss9word" not in query
+    assert display_query(query, width=200) == (
+        "deploy: PASSWORD=[REDACTED] then postgres://app:[REDACTED]@db.internal/app. Files: deploy.sh")
