@@ -2,13 +2,12 @@
 
 The core's own patterns stay the first line (they run on the session-start hook too); this scanner adds the
 plugins and false-positive filters a maintained project keeps up to date. Importing detect-secrets costs about
-100 ms (it pulls in `requests`), so it is imported on the first scan, by the write paths only (ADR 12).
+90 ms (it pulls in `requests`), so it is imported on the first scan, by the write paths only (ADR 12).
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import Callable, Iterable, Optional
 
 from memory_core.redaction import Detector, add_detector
@@ -105,8 +104,3 @@ def use_detect_secrets() -> Detector:
         _SCANNER = DetectSecretsScanner()
     add_detector(_SCANNER)
     return _SCANNER
-
-
-def detect_secrets_loaded() -> bool:
-    """True once detect-secrets has been imported into this process."""
-    return "detect_secrets" in sys.modules
