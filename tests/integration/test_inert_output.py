@@ -97,7 +97,7 @@ def test_show_keeps_the_description_readable_but_indented_under_its_field(shell)
     shown = cli("show", forged_id)
     assert not ACTIVE.search(shown)
     keys = ("id", "name", "description", "category", "created_at", "updated_at", "reasoning", "keywords",
-            "references", "confidence", "source", "source_project", "observation_count", "recall_count",
+            "references", "confidence", "source", "source_project", "scope", "observation_count", "recall_count",
             "last_recalled_at", "has_embedding")
     lines = shown.splitlines()
     assert all(ln.startswith(" ") or ln.split(" ", 1)[0] in keys for ln in lines), shown
