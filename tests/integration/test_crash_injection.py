@@ -7,6 +7,7 @@ import os
 import random
 import shutil
 import signal
+import sqlite3
 import subprocess
 import textwrap
 import time
@@ -66,7 +67,8 @@ def test_kill_writers_imports_and_embeds_at_random_points(tmp_path):
     (other / "docs" / "knowledge-bank").mkdir(parents=True)
     (other / "docs" / "knowledge-bank" / "heuristics.md").write_text(
         BANK.replace("# Patterns", "# Heuristics").replace("Imported", "Other"), encoding="utf-8")
-    write_settings(other, embedding_provider="none")
+    # The other project embeds with the bundled local model: its `embed` runs store vectors for every entry
+    # of the store (the writers' too) while the writers write, and are killed part-way.
     env = app_env(home)
     script = tmp_path / "writer.py"
     script.write_text(WRITER, encoding="utf-8")
@@ -81,9 +83,9 @@ def test_kill_writers_imports_and_embeds_at_random_points(tmp_path):
             time.sleep(rng.uniform(0.05, 0.5))
             victim = rng.randrange(len(writers) + 1)
             if victim == len(writers):  # an import or embed of the other project, killed part-way
-                side = _cli([rng.choice(["import", "embed"]), "--global-store", store, "--project-root", other],
-                            env, other)
-                time.sleep(rng.uniform(0.0, 0.6))
+                command = rng.choice(["import", "embed"])
+                side = _cli([command, "--global-store", store, "--project-root", other], env, other)
+                time.sleep(rng.uniform(0.0, 2.5 if command == "embed" else 0.6))
                 side.send_signal(signal.SIGKILL)
                 side.wait()
             else:
@@ -121,6 +123,9 @@ def test_kill_writers_imports_and_embeds_at_random_points(tmp_path):
     after = {i: f for i, f in database_state(db).items() if i in mine}
     assert after == project_state
     assert other_ids.isdisjoint(after)
+    check = sqlite3.connect(str(db))
+    assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    check.close()
 
 
 def assert_agree_subset(db: Path, ids: set, *directories: Path) -> dict:
