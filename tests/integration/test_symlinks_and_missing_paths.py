@@ -119,10 +119,16 @@ def test_install_claude_backups_are_private(home, project):
     assert mode(project / ".claude" / "settings.json") == 0o600
 
 
-def test_a_linked_verified_marker_does_not_truncate_its_target(tmp_path, home, project):
+def _written_store(tmp_path, home, project):
+    """A store that one `write` created, holding ENTRY."""
     store = tmp_path / "store"
     assert cli(home, "write", "--project-root", project, "--global-store", store,
                "--entry-json", json.dumps(ENTRY)).returncode == 0
+    return store
+
+
+def test_a_linked_verified_marker_does_not_truncate_its_target(tmp_path, home, project):
+    store = _written_store(tmp_path, home, project)
     victim = secret(home, "notes.txt", "keep me\n")
     marker = store / "memory.db.verified"
     if marker.exists():
@@ -137,9 +143,7 @@ def test_a_linked_verified_marker_does_not_truncate_its_target(tmp_path, home, p
 
 
 def test_export_files_and_directory_are_private(tmp_path, home, project):
-    store = tmp_path / "store"
-    assert cli(home, "write", "--project-root", project, "--global-store", store,
-               "--entry-json", json.dumps(ENTRY)).returncode == 0
+    store = _written_store(tmp_path, home, project)
     output = tmp_path / "backup" / "bank"
 
     result = cli(home, "export", "--output", output, "--project-root", project, "--global-store", store)
@@ -152,9 +156,7 @@ def test_export_files_and_directory_are_private(tmp_path, home, project):
 
 
 def test_export_refuses_a_linked_output_file(tmp_path, home, project):
-    store = tmp_path / "store"
-    assert cli(home, "write", "--project-root", project, "--global-store", store,
-               "--entry-json", json.dumps(ENTRY)).returncode == 0
+    store = _written_store(tmp_path, home, project)
     victim = secret(home, "notes.txt", "keep me\n")
     output = tmp_path / "out"
     output.mkdir()
@@ -222,9 +224,7 @@ def test_a_write_creates_a_new_store(tmp_path, home, project):
 
 
 def test_a_store_directory_without_its_database_is_rebuilt_by_a_reader(tmp_path, home, project):
-    store = tmp_path / "store"
-    assert cli(home, "write", "--project-root", project, "--global-store", store,
-               "--entry-json", json.dumps(ENTRY)).returncode == 0
+    store = _written_store(tmp_path, home, project)
     for name in ("memory.db", "memory.db-wal", "memory.db-shm", "memory.db.verified"):
         if (store / name).exists():
             (store / name).unlink()
