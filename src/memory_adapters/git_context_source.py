@@ -1,4 +1,5 @@
-"""GitProjectContextSource: active feature files and recent git changes (design C4); never raises."""
+"""GitProjectContextSource: active feature files and recent git changes (design C4), and the files a feature
+branch changed (the writer's references, spec D9.4); never raises."""
 
 from __future__ import annotations
 
@@ -126,6 +127,76 @@ def changed_files(project_root: str, deadline: Optional[Deadline] = None) -> lis
     except GitTooSlow:
         print("iflow-memory: git diff timed out; no file signals this session", file=sys.stderr)
     return []
+
+
+FEATURE_GIT_TIMEOUT_S = 2.0  # the writer is not on the hook's budget, but a hung git must not hang a retro
+DEFAULT_BRANCH_REFS = ("refs/remotes/origin/main", "refs/remotes/origin/master", "refs/heads/main", "refs/heads/master")
+
+
+def _git_bytes(project_root: str, args: list[str], timeout_s: float) -> Optional[bytes]:
+    """stdout of `git -C project_root *args`, or None when git is missing or fails; GitTooSlow past timeout_s."""
+    if timeout_s < MIN_GIT_S:
+        raise GitTooSlow()
+    try:
+        result = subprocess.run(["git", "-C", project_root, *args], capture_output=True, timeout=timeout_s,
+                                stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise GitTooSlow() from exc
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout if result.returncode == 0 else None
+
+
+def _default_branch(git) -> Optional[str]:
+    """The full ref origin/HEAD points at, else the first of DEFAULT_BRANCH_REFS that exists."""
+    head = (git("symbolic-ref", "--quiet", "refs/remotes/origin/HEAD") or b"").decode(errors="replace").strip()
+    if head.startswith("refs/"):
+        return head
+    listed = (git("for-each-ref", "--format=%(refname)", *DEFAULT_BRANCH_REFS) or b"").decode(errors="replace")
+    existing = set(listed.split())
+    return next((ref for ref in DEFAULT_BRANCH_REFS if ref in existing), None)
+
+
+def _branch_name(ref: str) -> str:
+    """`main` for refs/heads/main and refs/remotes/origin/main."""
+    return ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else ref.split("/", 3)[-1]
+
+
+def _utf8_paths(output: bytes) -> list[str]:
+    paths = []
+    for raw in output.split(b"\0"):
+        try:
+            path = raw.decode("utf-8")
+        except UnicodeDecodeError:  # not storable as text; such a path is no use as a reference anyway
+            continue
+        if path.strip():
+            paths.append(path)
+    return paths
+
+
+def feature_branch_files(project_root: str, deadline: Optional[Deadline] = None) -> list[str]:
+    """Files the current branch changed since it left the default branch (origin/HEAD, else origin/main,
+    origin/master, main, master), relative to the repository root, in git's order, deletions left out; none
+    outside a repository, on a detached HEAD, on the default branch or when git fails. Each git call gets at
+    most 2 s and never more than the deadline leaves; never raises."""
+    if not in_git_work_tree(project_root):
+        return []
+
+    def git(*args: str) -> Optional[bytes]:
+        timeout_s = deadline.cap(FEATURE_GIT_TIMEOUT_S) if deadline is not None else FEATURE_GIT_TIMEOUT_S
+        return _git_bytes(project_root, list(args), timeout_s)
+
+    try:
+        current = (git("symbolic-ref", "--quiet", "HEAD") or b"").decode(errors="replace").strip()
+        base = _default_branch(git) if current else None
+        if base is None or _branch_name(current) == _branch_name(base):  # no feature branch to diff
+            return []
+        output = git("-c", "diff.relative=false", "diff", "--name-only", "-z", "--no-color", "--no-ext-diff",
+                     "--diff-filter=d", f"{base}...HEAD", "--")
+    except GitTooSlow:
+        print("iflow-memory: git did not answer in time; no references from the branch's diff", file=sys.stderr)
+        return []
+    return _utf8_paths(output) if output else []
 
 
 class GitProjectContextSource:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from typing import Any, Optional, Sequence
 
@@ -15,6 +16,8 @@ from memory_core.inert import one_line
 
 EXIT_OK, EXIT_INVALID, EXIT_DATABASE = 0, 1, 2
 MAX_ENTRY_BYTES = 256 * 1024
+MAX_GIT_REFERENCES = 20
+GIT_REFERENCES_TIMEOUT_S = 2.0
 EPILOG = """examples:
   python -m memory_apps.writer --action upsert --global-store ~/.claude/iflow/memory \\
       --entry-json '{"name": "Read before parsing", "description": "Read real files before writing a parser.",
@@ -26,6 +29,8 @@ entry fields: name, description, category (anti-patterns|patterns|heuristics) ar
 reasoning, keywords, references, confidence (high|medium|low), source (retro|session-capture|manual|import),
 source_project are optional. The id is the content hash of the description; writing the same
 description again reinforces the entry (observation count +1).
+An entry without references gets up to 20 files its feature branch changed (git diff against the merge base
+with the default branch; files the entry's text names come first); a repeat keeps the references already stored.
 exit status: 0 stored, 1 invalid entry, 2 database error."""
 
 
@@ -33,7 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags shared by `python -m memory_apps.writer` and `iflow-memory write`."""
     parser.add_argument("--action", choices=["upsert"], default="upsert", help="what to do (only: upsert)")
     parser.add_argument("--global-store", default=None, help="directory holding memory.db (default: ~/.claude/iflow/memory)")
-    parser.add_argument("--project-root", default=os.getcwd(), help="project whose settings apply (default: current)")
+    parser.add_argument("--project-root", default=os.getcwd(),
+                        help="project whose settings and git branch apply (default: current)")
+    parser.add_argument("--no-references-from-git", dest="references_from_git", action="store_false",
+                        help="do not fill a missing references list from the project's feature branch (default: "
+                             f"up to {MAX_GIT_REFERENCES} files the branch changed, git given "
+                             f"{GIT_REFERENCES_TIMEOUT_S:g} s at most)")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--entry-json", help="the entry as a JSON object")
     source.add_argument("--entry-file", help="path to a file holding the entry as a JSON object ('-' = stdin)")
@@ -124,6 +134,8 @@ def write(args: argparse.Namespace) -> int:
     if problem:
         print(f"iflow-memory: {problem}", file=sys.stderr)
         return EXIT_INVALID
+    if args.references_from_git and not draft.references:
+        draft = with_git_references(draft, args.project_root)
     global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
     settings = load_config(args.project_root)
     if not settings.semantic_enabled:
@@ -146,6 +158,50 @@ def write(args: argparse.Namespace) -> int:
         print(f"iflow-memory: {remember.audit_problem}", file=sys.stderr)
     print(f"Stored: {one_line(stored.name)} (id: {stored.entry_id})")
     return EXIT_OK
+
+
+_WORDS = re.compile(r"[\w./-]+")
+
+
+def mentioned_first(paths: Sequence[str], text: str) -> list[str]:
+    """The paths, those whose path or file name the text mentions first, otherwise in the given order."""
+    words = {word.rstrip(".") for word in _WORDS.findall(text)}
+    names = {word.rsplit("/", 1)[-1] for word in words}
+    return sorted(paths, key=lambda path: path not in words and path.rsplit("/", 1)[-1] not in names)
+
+
+def references_from_git(project_root: str, text: str) -> list[str]:
+    """Up to 20 files the feature branch changed, those `text` mentions first; secret-looking paths left out."""
+    from memory_adapters.git_context_source import feature_branch_files
+    from memory_core.deadline import Deadline, MonotonicTicker
+    from memory_core.models import MAX_REFERENCE_LENGTH
+    from memory_core.redaction import contains_secret
+
+    deadline = Deadline.after(MonotonicTicker(), GIT_REFERENCES_TIMEOUT_S)
+    references: list[str] = []
+    for path in mentioned_first(feature_branch_files(project_root, deadline), text):
+        if len(references) == MAX_GIT_REFERENCES:
+            break
+        if len(path) <= MAX_REFERENCE_LENGTH and not contains_secret(path):  # dropped, not stored redacted
+            references.append(path)
+    return references
+
+
+def with_git_references(draft, project_root: str):
+    """The draft with references from the feature branch's diff, validated like the caller's own."""
+    from pydantic import ValidationError
+
+    from memory_core.models import EntryDraft
+
+    found = references_from_git(project_root, "\n".join((draft.name, draft.description, draft.reasoning)))
+    if not found:
+        return draft
+    try:
+        checked = EntryDraft.model_validate({**draft.model_dump(), "references": found})
+    except ValidationError:
+        return draft
+    # Not counted as given: reinforcing a stored entry keeps the references it has (merge.reinforced).
+    return EntryDraft.model_construct(_fields_set=draft.model_fields_set - {"references"}, **dict(checked))
 
 
 def _markdown_only(draft, global_store: str, project_root: str) -> int:
