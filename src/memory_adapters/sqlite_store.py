@@ -2,8 +2,8 @@
 
 Each concern is its own module along the lines the ports draw: the connection and its errors
 (`sqlite_connection`), rows ⇄ entries (`sqlite_rows`), entries (`sqlite_entries`), the markdown outbox
-(`sqlite_outbox`), vectors and spaces (`sqlite_vectors`), full-text search (`sqlite_keyword_search`); this
-class puts them on one connection.
+(`sqlite_outbox`), vectors and spaces (`sqlite_vectors`), full-text search (`sqlite_keyword_search`), cited
+files (`sqlite_references`); this class puts them on one connection.
 """
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from __future__ import annotations
 from memory_adapters.sqlite_connection import BUSY_TIMEOUT_MS, begin_with_retry, fts5_compiled_in, from_text, to_text
 from memory_adapters.sqlite_outbox import SqliteMarkdownOutbox
 from memory_adapters.sqlite_keyword_search import SqliteKeywordSearch
+from memory_adapters.sqlite_references import SqliteReferences
 from memory_adapters.sqlite_vectors import QUERY_CACHE_SIZE, SqliteVectors
 
 
-class SqliteEntryStore(SqliteMarkdownOutbox, SqliteVectors, SqliteKeywordSearch):
-    """Implements EntryStore, AuditOutbox, KeywordIndex, EmbeddingStore, StagingVectorStore and QueryVectorCache over one
-    SQLite database file (WAL, busy timeout, short transactions, numbered migrations)."""
+class SqliteEntryStore(SqliteMarkdownOutbox, SqliteVectors, SqliteKeywordSearch, SqliteReferences):
+    """Implements EntryStore, AuditOutbox, KeywordIndex, ReferenceIndex, EmbeddingStore, StagingVectorStore and
+    QueryVectorCache over one SQLite database file (WAL, busy timeout, short transactions, numbered migrations)."""
 
 
 __all__ = ["BUSY_TIMEOUT_MS", "QUERY_CACHE_SIZE", "SqliteEntryStore", "begin_with_retry", "fts5_compiled_in",
