@@ -136,6 +136,10 @@ class InMemoryEntryStore:
             or bool(self.more_scopes.get(e.id, set()) & set(scopes))
         ]
 
+    def cited_files(self) -> dict[str, list[str]]:
+        """Return {entry id: its references} for every entry that cites at least one."""
+        return {e.id: list(e.references) for e in self.entries.values() if e.references}
+
     def count(self) -> int:
         """Return the number of entries."""
         return len(self.entries)

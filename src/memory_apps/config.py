@@ -17,6 +17,7 @@ KEYWORD_PROVIDERS = ("auto", "claude", "haiku", "ollama", "local", "off")
 _INT = re.compile(r"^-?[0-9]+$")
 _FLOAT = re.compile(r"^-?[0-9]*\.[0-9]+$")
 # Keys of earlier designs that are read elsewhere or no longer used: known, so never warned about.
+RANKINGS = ("spec", "relevance")
 _IGNORED_KEYS = {"memory_relevance_weight"}
 
 
@@ -36,6 +37,8 @@ class MemoryConfig:
     embedding_provider: str = "auto"
     embedding_model: str = ""
     keyword_provider: str = "auto"
+    ranking: str = "spec"
+    """`spec` (spec 001's formula, the default) or `relevance` (ADR 18)."""
 
 
 def coerce(raw: str) -> Any:
@@ -74,6 +77,8 @@ def _accept(name: str, value: Any, default: Any) -> tuple[bool, Any]:
         return str(value) in EMBEDDING_PROVIDERS, str(value)
     if name == "keyword_provider":
         return str(value) in KEYWORD_PROVIDERS, str(value)
+    if name == "ranking":
+        return str(value) in RANKINGS, str(value)
     return isinstance(value, (str, int, float)) and not isinstance(value, bool), str(value)
 
 

@@ -73,6 +73,8 @@ class Container(containers.DeclarativeContainer):
         embedder=embedder,
         vector_index=vector_index,
         embedder_problem=embedder_problem,
+        ranking=config.ranking,
+        references=store,
     )
     keyword_tiers = providers.Singleton(build_keyword_tiers, config.keyword_provider)
     audit_trail = providers.Singleton(MarkdownAuditTrail, global_store=config.global_store,

@@ -39,4 +39,5 @@ def container_values(settings: MemoryConfig, global_store: str, fts5: bool = Tru
         "embedding_provider": settings.embedding_provider,
         "embedding_model": settings.embedding_model,
         "keyword_provider": settings.keyword_provider,
+        "ranking": settings.ranking,
     }

@@ -84,7 +84,8 @@ class HookWiring:
 
         return RetrieveAndRank(store=self.store(), clock=self.clock(), weights=self.weights(),
                                keyword_index=self.store(), embedder=embedder, vector_index=vector_index,
-                               embedder_problem=embedder_problem)
+                               embedder_problem=embedder_problem, ranking=self.config.ranking(),
+                               references=self.store())
 
     def embed_pending(self, **options: Any):
         """The embed-pending use case over the store; options as for `EmbedPending`."""

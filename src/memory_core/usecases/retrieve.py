@@ -14,11 +14,16 @@ from memory_core.ports.embedder import Embedder
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.keyword_index import KeywordIndex
 from memory_core.ports.vector_index import VectorIndex
-from memory_core.scoring import Weights, final_scores
+from memory_core.code_references import reference_scores
+from memory_core.ports.reference_index import ReferenceIndex
+from memory_core.relevance_fusion import RelevanceTuning, relevance_scores
+from memory_core.scoring import Weights, effective_weights, final_scores
 from memory_core.selection import select_by_scores
 from memory_core.space import EmbeddingSpace, pinned_space
 
 KEYWORD_CANDIDATES = 500
+RANKINGS = ("spec", "relevance")
+"""`spec`: the spec 001 formula (divide-by-max, fixed weights); `relevance`: relevance_fusion (ADR 18)."""
 NO_VECTORS_YET = "no entry has a vector yet"
 _ID, _CATEGORY = attrgetter("id"), attrgetter("category")
 
@@ -66,7 +71,12 @@ class RetrieveAndRank:
         embedder: Optional[Embedder] = None,
         vector_index: Optional[VectorIndex] = None,
         embedder_problem: str = "no embedding provider configured",
+        ranking: str = "spec",
+        references: Optional[ReferenceIndex] = None,
+        tuning: RelevanceTuning = RelevanceTuning(),
     ) -> None:
+        if ranking not in RANKINGS:
+            raise ValueError(f"unknown ranking {ranking!r} (expected one of {', '.join(RANKINGS)})")
         self._store = store
         self._clock = clock
         self._weights = weights
@@ -74,26 +84,32 @@ class RetrieveAndRank:
         self._embedder = embedder
         self._vector_index = vector_index
         self._embedder_problem = embedder_problem
+        self._ranking = ranking
+        self._references = references
+        self._tuning = tuning
 
-    def run(self, context_query: Optional[str], limit: int, scopes: Optional[Sequence[str]] = None) -> Retrieval:
+    def run(self, context_query: Optional[str], limit: int, scopes: Optional[Sequence[str]] = None,
+            changed_files: Sequence[str] = ()) -> Retrieval:
         """Retrieve candidates (universal and `scopes`' entries) and return the category-balanced selection."""
         stats = self._store.ranking_stats(scopes)
-        vector_scores, vector = self._vector_scores(context_query, stats)
+        vector_scores, vector = self.vector_signal(context_query, stats)
         keyword_scores, keyword = self.keyword_signal(context_query)
-        return self.rank(context_query, stats, (vector_scores, vector), (keyword_scores, keyword), limit)
+        return self.rank(context_query, stats, (vector_scores, vector), (keyword_scores, keyword), limit,
+                         changed_files=changed_files)
 
     def rank(self, context_query: Optional[str], stats: list[EntryStats],
              vectors: tuple[dict[str, float], SignalReport],
              keywords: tuple[dict[str, float], SignalReport], limit: int,
-             space: Optional[EmbeddingSpace] = None) -> Retrieval:
+             space: Optional[EmbeddingSpace] = None, changed_files: Sequence[str] = ()) -> Retrieval:
         """Combine signals already computed into the final scores and the category-balanced selection; `space`
-        stands for the pinned one when the caller is about to pin it."""
+        stands for the pinned one when the caller is about to pin it; `changed_files` feed the code-reference
+        signal of the `relevance` ranking."""
         (vector_scores, vector), (keyword_scores, keyword) = vectors, keywords
         if vector_scores or keyword_scores:
             wanted = {s.id for s in stats}  # another project's entries never shape the normalisation either
             vector_scores = {k: v for k, v in vector_scores.items() if k in wanted}
             keyword_scores = {k: v for k, v in keyword_scores.items() if k in wanted}
-        scores, used = final_scores(stats, vector_scores, keyword_scores, self._weights, self._clock.now())
+        scores, used = self.score(stats, vector_scores, keyword_scores, changed_files)
         chosen = select_by_scores(stats, scores, _ID, _CATEGORY, limit)
         entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in chosen if s.id in entries]
@@ -117,12 +133,12 @@ class RetrieveAndRank:
         stats = self._store.ranking_stats(scopes)
         if category is not None:
             stats = [s for s in stats if s.category == category]
-        vector_scores, vector = self._vector_scores(query, stats)
+        vector_scores, vector = self.vector_signal(query, stats)
         keyword_scores, keyword = self.keyword_signal(query)
         wanted = {s.id for s in stats}
         vector_scores = {k: v for k, v in vector_scores.items() if k in wanted}
         keyword_scores = {k: v for k, v in keyword_scores.items() if k in wanted}
-        scores, used = final_scores(stats, vector_scores, keyword_scores, self._weights, self._clock.now())
+        scores, used = self.score(stats, vector_scores, keyword_scores)
         # Entries no retrieval signal found come after every entry one did.
         found = set(keyword_scores) | {k for k, v in vector_scores.items() if v > 0}
         order = sorted(stats, key=lambda s: (s.id not in found, -scores[s.id], s.id))
@@ -131,6 +147,18 @@ class RetrieveAndRank:
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in top if s.id in entries]
         return Retrieval(selected=selected, total=len(stats), context_query=query, vector=vector,
                          keyword=keyword, weights=used)
+
+    def score(self, stats: list[EntryStats], vector_scores: dict[str, float], keyword_scores: dict[str, float],
+              changed_files: Sequence[str] = ()) -> tuple[dict[str, float], Weights]:
+        """Final scores by the configured ranking, and the spec weights in effect (for the diagnostic line)."""
+        if self._ranking == "spec":
+            return final_scores(stats, vector_scores, keyword_scores, self._weights, self._clock.now())
+        used = effective_weights(self._weights, any(v > 0 for v in vector_scores.values()),
+                                 any(v > 0 for v in keyword_scores.values()))
+        cited = self._references.cited_files() if self._references is not None and changed_files else {}
+        references = reference_scores(cited, changed_files)
+        return relevance_scores(stats, vector_scores, keyword_scores, references, self._clock.now(),
+                                self._tuning), used
 
     def vector_blocker(self, query: Optional[str], entries: list[EntryStats],
                        space: Optional[EmbeddingSpace] = None) -> Optional[str]:
@@ -147,7 +175,8 @@ class RetrieveAndRank:
             return f"stored vectors are {space.label}, provider is {mine.label}"
         return None
 
-    def _vector_scores(self, query: Optional[str], entries: list[EntryStats]) -> tuple[dict[str, float], SignalReport]:
+    def vector_signal(self, query: Optional[str], entries: list[EntryStats]) -> tuple[dict[str, float], SignalReport]:
+        """Cosine similarities of the query's vector to the stored ones, with a report of what happened."""
         blocker = self.vector_blocker(query, entries)
         if blocker is not None:
             return {}, SignalReport(reason=blocker)

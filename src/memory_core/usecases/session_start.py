@@ -165,7 +165,8 @@ class SessionStart:
 
     # -- the stages, in order ------------------------------------------------------------------------------------
     def _run(self, request: SessionRequest, deadline: Deadline) -> SessionAnswer:
-        query = compose_context_query(self._context_source.collect(request.project_root, deadline))
+        context = self._context_source.collect(request.project_root, deadline)
+        query = compose_context_query(context)
         space = pinned_space(self._store)
         work = _VectorWork()
         self._worker = self._start_query(query, space, work)
@@ -185,7 +186,8 @@ class SessionStart:
                 work.pin = EmbeddingSpace.of(self._embedder)
         scoring_space = space or work.pin
         vectors = self._vector_signal(query, stats, work, scoring_space)
-        retrieval = self._retrieve.rank(query, stats, vectors, keywords, request.limit, space=scoring_space)
+        retrieval = self._retrieve.rank(query, stats, vectors, keywords, request.limit, space=scoring_space,
+                                        changed_files=context.changed_files)
         return SessionAnswer(retrieval=retrieval, step=self._step(vectors[1], work), import_report=import_report,
                              import_elsewhere=status == "elsewhere", import_deferred=status == "deferred",
                              owed=work, query=query, project_root=request.project_root)

@@ -1,0 +1,113 @@
+"""Relevance suite: recall@20, nDCG@10 and MRR per method on sets of different character.
+
+Run from the repository root:  .venv/bin/python -m benchmarks.relevance [--sets a,b] [--out PATH]
+
+Each set is stored in a temporary SQLite store exactly as the product stores it (local keyword tier, the bundled
+all-MiniLM-L6-v2 int8 model); signals come from the product's RetrieveAndRank; every method ranks the same
+signals. Not part of the test suite: it measures, it does not assert.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from statistics import mean
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+os.environ.setdefault("IFLOW_MEMORY_BACKGROUND", "0")
+
+from benchmarks.relevance.corpus_store import BUILT_AT, build_store  # noqa: E402
+from benchmarks.relevance.methods import METHODS, PRODUCT, SINGLE_SIGNALS, Scorer  # noqa: E402
+from benchmarks.relevance.metrics import score_ranking  # noqa: E402
+from benchmarks.relevance.report import headline, method_table  # noqa: E402
+from benchmarks.relevance.sets import all_sets  # noqa: E402
+from benchmarks.relevance.signals import SignalSource  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "relevance" / "results" / "relevance.json"
+
+
+class FixedClock:
+    """The store's build time, so recency is the same on every run."""
+
+    def now(self) -> datetime:
+        """The fixed instant."""
+        return BUILT_AT
+
+
+def evaluate_set(relevance_set, workdir: str) -> dict:
+    """Mean metrics per method over the set's queries."""
+    from memory_apps.config import MemoryConfig
+    from memory_apps.container import build_container, embedding_plan
+    from memory_apps.retrieval_setup import retrieval_index
+    from memory_core.scoring import Weights
+    from memory_core.usecases.retrieve import RetrieveAndRank
+
+    built = build_store(relevance_set, workdir)
+    container = build_container(MemoryConfig(embedding_provider="local"), built.store_dir)
+    store = container.store()
+    plan = embedding_plan(container, want_target=False)
+    index = retrieval_index(container, plan.query.dimensions)
+
+    def ranking(kind: str) -> RetrieveAndRank:
+        return RetrieveAndRank(store=store, clock=FixedClock(), weights=Weights(), keyword_index=store,
+                               embedder=plan.query, vector_index=index, ranking=kind, references=store)
+
+    source = SignalSource(ranking("spec"), store, plan.query)
+    position = {i: n for n, i in enumerate(source.order)}
+    scorer = Scorer(ranking("spec"), ranking("relevance"), store.cited_files(),
+                    lambda ids: source.matrix[[position[i] for i in ids]], BUILT_AT)
+    per_method: dict[str, list[dict]] = {name: [] for name in METHODS}
+    for query in relevance_set.queries:
+        hidden = frozenset(built.ids[k] for k in query.hidden)
+        signals = source.signals(query.session, hidden)
+        relevant = {built.ids[k]: grade for k, grade in query.relevant.items()}
+        for name, method in METHODS.items():
+            scores = method(signals, scorer)
+            ranked = sorted(signals.ids, key=lambda i: (-scores.get(i, 0.0), i))
+            per_method[name].append(score_ranking(ranked, relevant))
+    store.close()
+    return {name: {metric: round(mean(r[metric] for r in rows), 3) for metric in rows[0]}
+            for name, rows in per_method.items()}
+
+
+def main() -> int:
+    """Build every set's store, rank, print the tables, write the JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", help="comma-separated set names (default: all)")
+    parser.add_argument("--out", default=str(RESULTS), help=f"JSON results (default {RESULTS.relative_to(ROOT)})")
+    args = parser.parse_args()
+    only = set(args.sets.split(",")) if args.sets else None
+    started = time.monotonic()
+    results, about = {}, {}
+    with tempfile.TemporaryDirectory(prefix="iflow-relevance-") as workdir:
+        for relevance_set in all_sets(only):
+            results[relevance_set.name] = evaluate_set(relevance_set, workdir)
+            about[relevance_set.name] = {"about": relevance_set.about, "entries": len(relevance_set.drafts),
+                                         "queries": len(relevance_set.queries)}
+            print(f"{relevance_set.name}: {len(relevance_set.queries)} queries over "
+                  f"{len(relevance_set.drafts)} entries", file=sys.stderr)
+    print("# Relevance suite\n")
+    print(headline(results, SINGLE_SIGNALS, PRODUCT))
+    for name, methods in results.items():
+        print(f"\n## {name} ({about[name]['entries']} entries, {about[name]['queries']} queries)\n")
+        print(f"{about[name]['about']}\n")
+        print(method_table(methods))
+    elapsed = time.monotonic() - started
+    print(f"\nTotal {elapsed:.0f} s.")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"sets": about, "results": results, "seconds": round(elapsed, 1),
+                               "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1),
+                   encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

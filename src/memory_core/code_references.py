@@ -1,0 +1,50 @@
+"""The code-reference signal: learnings that cite the files a session is changing rank higher."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Mapping, Sequence
+
+SAME_PATH = 1.0
+SAME_FILE_NAME = 0.6
+SAME_DIRECTORY = 0.3
+
+
+def _clean(path: str) -> str:
+    path = path.strip().replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path.rstrip("/")
+
+
+def reference_match(references: Sequence[str], changed_files: Sequence[str]) -> float:
+    """1.0 when a reference is a changed file (or a path suffix of one), 0.6 for the same file name elsewhere,
+    0.3 for a file in the same directory, else 0."""
+    best = 0.0
+    files = [f for f in (_clean(p) for p in changed_files) if f]
+    for raw in references:
+        ref = _clean(raw)
+        if not ref:
+            continue
+        ref_dir, ref_name = posixpath.split(ref)
+        for path in files:
+            if ref == path or path.endswith("/" + ref) or ref.endswith("/" + path):
+                return SAME_PATH
+            directory, name = posixpath.split(path)
+            if name == ref_name:
+                best = max(best, SAME_FILE_NAME)
+            elif ref_dir and ref_dir == directory:
+                best = max(best, SAME_DIRECTORY)
+    return best
+
+
+def reference_scores(cited: Mapping[str, Sequence[str]], changed_files: Sequence[str]) -> dict[str, float]:
+    """{entry id: reference_match} for the entries whose references match any changed file."""
+    if not changed_files:
+        return {}
+    scores = {}
+    for entry_id, references in cited.items():
+        score = reference_match(references, changed_files)
+        if score > 0.0:
+            scores[entry_id] = score
+    return scores
