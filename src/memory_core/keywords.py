@@ -30,9 +30,10 @@ def clean_keywords(candidates: Iterable[str]) -> list[str]:
     """Normalise candidates, keep the valid ones (first 10, no repeats), drop the rest."""
     kept: list[str] = []
     for raw in candidates:
-        keyword = "-".join(str(raw).strip().lower().split())
-        if valid_keyword(keyword) and keyword not in kept and not contains_secret(str(raw)) \
-                and not contains_secret(keyword):
+        text = str(raw)
+        keyword = "-".join(text.strip().lower().split())
+        if valid_keyword(keyword) and keyword not in kept and not contains_secret(keyword) \
+                and (text == keyword or not contains_secret(text)):  # one scan when nothing was normalised
             kept.append(keyword)
         if len(kept) == MAX_KEYWORDS:
             break

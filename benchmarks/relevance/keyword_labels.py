@@ -1,0 +1,85 @@
+"""Keyword labels the local extractive tier gives the real knowledge bank (spec 001 AC5), as a first session's
+import stores them: every entry through `TieredKeywords` with only the local tier, nothing supplied.
+
+Run from the project root:
+
+    .venv/bin/python benchmarks/relevance/keyword_labels.py
+
+Prints a markdown table (entries, labels per entry, share of entries satisfying AC5, stopword/generic labels,
+CPU time for the whole bank) and ten sample entries with their labels; writes the same to
+benchmarks/relevance/results/keyword_labels.json. Needs ../shared/fixtures/knowledge-bank/head.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BANK_HEAD = HERE.parents[1].parent / "shared" / "fixtures" / "knowledge-bank" / "head"
+RESULTS = HERE / "results" / "keyword_labels.json"
+SAMPLES = 10
+
+
+def label_bank(bank: Path) -> tuple[list, list[list[str]], float]:
+    """The bank's drafts, the labels the local tier gives each, and the CPU milliseconds that took."""
+    from memory_adapters.extractive_keyword_generator import LocalExtractiveKeywordGenerator
+    from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
+    from memory_core.keyword_tiers import Tier, TieredKeywords
+    from memory_core.legacy import deduplicate
+
+    drafts = [e.to_draft("bank") for e in deduplicate(MarkdownKnowledgeBankReader(warn_unknown=False).read(
+        str(bank), "local"))]
+    tiers = TieredKeywords([Tier("local", LocalExtractiveKeywordGenerator(), in_process=True)])
+    started = time.process_time()
+    labels = [tiers.generate(d.name, d.description, d.reasoning, d.category) for d in drafts]
+    return drafts, labels, (time.process_time() - started) * 1000
+
+
+def summary(drafts: list, labels: list[list[str]]) -> dict:
+    """Counts a reader checks: labels per entry, AC5 (3-10, 3 grounded, none generic), stopword hits."""
+    from memory_adapters.keyword_stopwords import is_stopword
+    from memory_core.keyword_tiers import grounded
+    from memory_core.keywords import GENERIC_WORDS
+
+    counts = [len(k) for k in labels]
+    ac5 = [3 <= len(k) <= 10 and sum(grounded(x, f"{d.description}\n{d.reasoning}") for x in k) >= 3
+           and not set(k) & GENERIC_WORDS for d, k in zip(drafts, labels)]
+    stop_hits = sorted({x for k in labels for x in k if is_stopword(x) or x in GENERIC_WORDS})
+    phrases = sum("-" in x for k in labels for x in k)
+    return {"entries": len(drafts), "labels_min": min(counts), "labels_median": statistics.median(counts),
+            "labels_max": max(counts), "labels_total": sum(counts), "multi_word_share": round(phrases / sum(counts), 3),
+            "ac5_share": round(sum(ac5) / len(ac5), 4), "stopword_or_generic_labels": stop_hits}
+
+
+def main() -> int:
+    """Label the bank, print the table and samples, write the JSON."""
+    if not BANK_HEAD.is_dir():
+        print(f"Skipped: {BANK_HEAD} not present (clone with ../shared beside the project).")
+        return 0
+    drafts, labels, cpu_ms = label_bank(BANK_HEAD)
+    stats = summary(drafts, labels)
+    stats["bank_cpu_ms"] = round(cpu_ms, 1)
+    step = max(1, len(drafts) // SAMPLES)
+    samples = [{"name": d.name, "labels": k} for d, k in list(zip(drafts, labels))[::step][:SAMPLES]]
+    print("## Local extractive keyword labels on the real knowledge bank (head)\n")
+    print("| entries | labels/entry min | median | max | multi-word share | AC5 share | stopword/generic hits "
+          "| bank CPU ms |")
+    print("|---|---|---|---|---|---|---|---|")
+    print(f"| {stats['entries']} | {stats['labels_min']} | {stats['labels_median']} | {stats['labels_max']} "
+          f"| {stats['multi_word_share']:.0%} | {stats['ac5_share']:.1%} "
+          f"| {len(stats['stopword_or_generic_labels'])} | {stats['bank_cpu_ms']} |")
+    print("\n| entry | labels |\n|---|---|")
+    for sample in samples:
+        print(f"| {sample['name']} | {', '.join(sample['labels'])} |")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({"summary": stats, "samples": samples}, indent=2) + "\n", encoding="utf-8")
+    print(f"\nWrote {RESULTS.relative_to(HERE.parents[1])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
