@@ -3,7 +3,9 @@
 With a cache path, the matrix is kept in one flat file beside the database and read with a single
 `np.fromfile`; it is rebuilt whenever the database's `vectors_version` differs from the file's. A session
 start only reads: it loads a stale cache's vectors from the database in chunks, gives up at its deadline,
-and leaves the rebuild to a write path or the background run (`write_cache=False`).
+and leaves the rebuild to a write path or the background run (`write_cache=False`). An index that lives across
+queries (a long-running host) keeps its matrix while the store's change token stays the same, and while the
+`vectors_version` stays the same when it does not (a commit that did not touch vectors).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ class NumpyVectorIndex:
         self._cache_path = cache_path
         self._write_allowed = write_cache
         self._loaded: Optional[tuple[list[str], np.ndarray]] = None
+        self._kept: Optional[tuple[object, str, tuple[list[str], np.ndarray]]] = None  # token, version, vectors
+        self.loads = 0
+        """How many times the vectors were read (from the cache file or the store)."""
         self.cache_fresh = True
         """False after a load found the cache file stale and did not rewrite it."""
 
@@ -111,7 +116,26 @@ class NumpyVectorIndex:
         except OSError:
             unlink_quietly(temp)  # a cache is an optimisation; the database stays the truth
 
+    def _change_token(self) -> object:
+        token = getattr(self._store, "change_token", None)
+        return token() if callable(token) else None
+
+    def _current(self) -> tuple[list[str], np.ndarray]:
+        """The vectors as of now, kept from the last load when nothing they depend on changed since."""
+        token, kept = self._change_token(), self._kept
+        if token is not None and kept is not None and kept[0] == token:
+            return kept[2]
+        version = self._version()  # read before the vectors: a change while they load is seen by the next query
+        if token is not None and kept is not None and version is not None and version == kept[1]:
+            self._kept = (token, version, kept[2])
+            return kept[2]
+        loaded = self._matrix()
+        if token is not None and version is not None and loaded is not None:
+            self._kept = (token, version, loaded)
+        return loaded  # type: ignore[return-value]
+
     def _matrix(self, deadline: Optional[Deadline] = None) -> Optional[tuple[list[str], np.ndarray]]:
+        self.loads += 1
         version = self._version() if self._cache_path else None
         if version is None:
             return self._from_store(deadline)
@@ -138,7 +162,7 @@ class NumpyVectorIndex:
 
     def similarities(self, query: Sequence[float]) -> dict[str, float]:
         """Return {id: cosine} for every stored vector of the right size."""
-        ids, matrix = self._loaded or self._matrix()  # type: ignore[misc]
+        ids, matrix = self._loaded or self._current()
         if not ids:
             return {}
         vector = np.asarray(query, dtype=np.float32)

@@ -84,6 +84,7 @@ class SqliteConnection:
         self._busy_retries = max(1, busy_retries)
         self._conn = None  # type: ignore[assignment]
         self._fts5 = False
+        self._own_writes = 0  # PRAGMA data_version counts every connection's commits but this one's
         self.identity: Optional[tuple[int, int]] = None
         for attempt in range(OPEN_RETRIES):
             try:
@@ -171,6 +172,17 @@ class SqliteConnection:
         if self._verify_after_open:
             mark_verified(self.path)
 
+    def change_token(self) -> Optional[tuple[int, int]]:
+        """A value that differs whenever the database may have changed since it was last read (a commit by any
+        connection or process), so what was computed from it can be kept until then; None inside a transaction."""
+        with self._lock:
+            if self._conn.in_transaction:
+                return None
+            try:
+                return self._conn.execute("PRAGMA data_version").fetchone()[0], self._own_writes
+            except sqlite3.Error:
+                return None  # nothing is kept: the next read reports the problem
+
     @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         """One short IMMEDIATE transaction; busy is retried with backoff, other errors become StorageError."""
@@ -187,6 +199,7 @@ class SqliteConnection:
         except sqlite3.Error as exc:
             raise self._storage_error(exc) from exc
         finally:
+            self._own_writes += 1  # even a failed commit may have written: whatever was kept is recomputed
             self._lock.release()
 
     def _write(self, sql: str, params: Sequence = ()) -> sqlite3.Cursor:

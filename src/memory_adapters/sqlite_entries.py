@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 class SqliteEntries(SqliteConnection):
     """EntryStore over the `entries`, `deleted_entries` and `_metadata` tables."""
 
+    _kept_stats: Optional[tuple[tuple[int, int], dict]] = None
+    """(change token, {scopes: ranking stats}) of the last reads, valid while the token stays the same."""
+
     def _stored(self, conn: sqlite3.Connection, entry_id: str) -> Optional[Entry]:
         row = conn.execute(f"SELECT {COLUMNS} FROM entries WHERE id = ?", (entry_id,)).fetchone()
         return row_entry(row) if row else None
@@ -118,6 +121,19 @@ class SqliteEntries(SqliteConnection):
     def ranking_stats(self, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
         """Return id, category and ranking counters of every well-formed entry (the hot path: one query);
         with `scopes`, only universal entries and those of these scopes."""
+        # A long-running host searches again and again: the list is kept until any connection commits.
+        token, key = self.change_token(), None if scopes is None else tuple(scopes)
+        kept = self._kept_stats
+        if token is not None and kept is not None and kept[0] == token and key in kept[1]:
+            return list(kept[1][key])
+        stats = self._read_ranking_stats(scopes)
+        if token is not None:
+            by_scopes = kept[1] if kept is not None and kept[0] == token and len(kept[1]) < 8 else {}
+            by_scopes[key] = stats
+            self._kept_stats = (token, by_scopes)
+        return list(stats)
+
+    def _read_ranking_stats(self, scopes: Optional[Sequence[str]]) -> list[EntryStats]:
         # Answered from indexes (idx_entries_ranking, idx_entries_pending), never the rows full of vectors.
         # SQLite cleans the counters and turns the timestamp into POSIX seconds, so Python only wraps tuples.
         if scopes is None:

@@ -5,9 +5,16 @@ provider-style calls (`store()`, `config.db_path()`, `embedder_builder()`, `retr
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from typing import Optional, Sequence
+
 from memory_apps.embedding_setup import EmbeddingPlan, plan_embedding
-from memory_core.space import pinned_space
+from memory_core.ports.embedder import Embedder
+from memory_core.space import EmbeddingSpace, pinned_space
 from memory_core.usecases.retrieve import RetrieveAndRank
+
+REMEMBERED_QUERIES = 128
 
 
 def embedding_plan(container, want_target: bool) -> EmbeddingPlan:
@@ -33,3 +40,75 @@ def retrieval_for(container, plan: EmbeddingPlan) -> RetrieveAndRank:
     index = retrieval_index(container, plan.query.dimensions) if plan.query is not None else None
     return container.retrieve(embedder=plan.query, vector_index=index,
                               embedder_problem=plan.problem or "no embedding provider configured")
+
+
+class RememberedQueries:
+    """Implements Embedder over another one, keeping the vectors of its last few queries in memory: a host
+    asked the same thing again embeds it once."""
+
+    def __init__(self, inner: Embedder, size: int = REMEMBERED_QUERIES) -> None:
+        self.inner = inner
+        self.provider_name, self.model_name, self.dimensions = inner.provider_name, inner.model_name, inner.dimensions
+        self._size = size
+        self._vectors: OrderedDict[str, tuple[float, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector remembered for this text, else the inner embedder's (then remembered)."""
+        with self._lock:
+            vector = self._vectors.get(text)
+            if vector is not None:
+                self._vectors.move_to_end(text)
+                return list(vector)
+        vector = tuple(self.inner.embed_query(text))
+        with self._lock:
+            self._vectors[text] = vector
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
+        return list(vector)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """The inner embedder's document vectors (never remembered)."""
+        return self.inner.embed_documents(texts)
+
+
+class KeptRetrieval:
+    """What a long-running host keeps between searches: the retrieve-and-rank use case with its query embedder
+    (remembering recent queries) and one vector index over the store (keeping its matrix). The use case is
+    rebuilt when the store changed, whoever committed (the pinned space may have changed with it); the index
+    and the remembered queries survive that as long as the store and the space stay the same."""
+
+    def __init__(self, container) -> None:
+        self._container = container
+        self._kept: Optional[tuple[object, object, RetrieveAndRank]] = None  # store, change token, use case
+        self._queries: dict[EmbeddingSpace, RememberedQueries] = {}
+        self._index: Optional[tuple[object, int, object]] = None  # store, dimensions, index
+
+    def current(self) -> RetrieveAndRank:
+        """The use case for a search now."""
+        store = self._container.store()
+        change_token = getattr(store, "change_token", None)
+        token = change_token() if callable(change_token) else None
+        kept = self._kept
+        if kept is not None and token is not None and kept[0] is store and kept[1] == token:
+            return kept[2]
+        plan = embedding_plan(self._container, want_target=False)
+        query = self._remembered(plan.query) if plan.query is not None else None
+        index = self._vector_index(store, query.dimensions) if query is not None else None
+        retrieval = self._container.retrieve(embedder=query, vector_index=index,
+                                             embedder_problem=plan.problem or "no embedding provider configured")
+        # Without a query embedder the next search tries the provider again (it may be back by then).
+        self._kept = (store, token, retrieval) if token is not None and query is not None else None
+        return retrieval
+
+    def _remembered(self, embedder: Embedder) -> RememberedQueries:
+        space = EmbeddingSpace.of(embedder)
+        if space not in self._queries:
+            self._queries = {space: RememberedQueries(embedder)}  # vectors of another space are never compared
+        return self._queries[space]
+
+    def _vector_index(self, store, dimensions: int):
+        kept = self._index
+        if kept is None or kept[0] is not store or kept[1] != dimensions:
+            kept = self._index = (store, dimensions, retrieval_index(self._container, dimensions))
+        return kept[2]

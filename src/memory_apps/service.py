@@ -14,9 +14,9 @@ from pydantic import ValidationError
 
 from memory_adapters.project_identity import project_scopes
 from memory_apps.config import MemoryConfig, load_config
-from memory_apps.container import (build_container, default_global_store, embedding_plan, keep_snapshot,
-                                   open_store_recovering, retrieval_for)
+from memory_apps.container import build_container, default_global_store, keep_snapshot, open_store_recovering
 from memory_apps.embedding_jobs import embed_after_write
+from memory_apps.retrieval_setup import KeptRetrieval
 from memory_core.errors import InvalidEntry
 from memory_core.models import CATEGORIES, Entry, EntryDraft
 from memory_core.redaction import redact_secrets
@@ -58,6 +58,8 @@ class MemoryService:
         self.container.embedder_builder.override(providers.Object(functools.lru_cache(maxsize=4)(
             self.container.embedder_builder())))
         self._lock = threading.RLock()
+        self._retrieval = KeptRetrieval(self.container)  # a warm search reuses the model, vectors and stats
+        self._scopes: Optional[tuple[str, ...]] = None
 
     @property
     def project_name(self) -> str:
@@ -90,9 +92,9 @@ class MemoryService:
         if category is not None and category not in CATEGORIES:
             raise InvalidEntry("category", f"must be one of {', '.join(sorted(CATEGORIES))}")
         with self._lock:
-            plan = embedding_plan(self.container, want_target=False)
-            return retrieval_for(self.container, plan).search(query, limit, category,
-                                                              scopes=project_scopes(self.project_root))
+            if self._scopes is None:
+                self._scopes = project_scopes(self.project_root)  # a git lookup: once per service
+            return self._retrieval.current().search(query, limit, category, scopes=self._scopes)
 
     def get(self, entry_id: str) -> Optional[Entry]:
         """One entry by id."""
