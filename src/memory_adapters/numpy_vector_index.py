@@ -169,7 +169,9 @@ class NumpyVectorIndex:
         if vector.shape != (self._dimensions,):
             raise ValueError(f"query has {vector.shape} dims, index has {self._dimensions}")
         norm = float(np.linalg.norm(vector))
-        scores = (matrix @ vector) / (norm if norm > 0 else 1.0)  # rows are unit length (or zero) already
+        # einsum, not `matrix @ vector`: OpenBLAS runs this product on all cores and its spinning threads fight the
+        # query embedder's (onnxruntime) on a small machine: about 6 ms more per search at 10k x 384 on 2 cores.
+        scores = np.einsum("ij,j->i", matrix, vector) / (norm if norm > 0 else 1.0)  # rows are unit length already
         return dict(zip(ids, scores.tolist()))
 
 

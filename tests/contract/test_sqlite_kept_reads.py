@@ -134,3 +134,12 @@ def test_a_kept_vector_matrix_is_reloaded_only_when_vectors_changed(store, other
 
     put(store, "Third", "A vector written through the index's own connection.", [0.0, 0.0, 1.0, 0.0])
     assert len(index.similarities([0.0, 0.0, 1.0, 0.0])) == 3
+
+
+def test_a_repeated_keyword_search_gives_the_same_hits_as_the_callers_own_dict(store, other):
+    first = put(store, "Alpha", "Quote the fields of an export file.")
+    for _ in range(2):  # the second is answered from the kept hits
+        store.keyword_search("quote", 10).clear()
+    assert store.keyword_search("quote", 10).keys() == {first}
+    second = put(other, "Beta", "Quote the header row of an export file.")
+    assert store.keyword_search("quote", 10).keys() == {first, second}
