@@ -91,13 +91,13 @@ def real_bank_sets() -> list[RelevanceSet]:
     entries = _bank_entries()
     drafts = {e.entry_id: e.to_draft("knowledge-bank") for e in entries}
     groups = _feature_groups(entries)
+    observed = {e.entry_id: e.last_observed for e in entries if e.last_observed is not None}
     loo = RelevanceSet("bank-loo", "real bank (head): query = names of a feature's other entries; the held-out "
-                       "entry must rank high (the other entries are hidden)", drafts)
-    loo.imported = True
-    loo.observed = {e.entry_id: e.last_observed for e in entries if e.last_observed is not None}
+                       "entry must rank high (the other entries are hidden)", drafts,
+                       observed=observed, imported=True)
     names = RelevanceSet("bank-names", f"real bank (head): query = names of a feature's first "
                          f"{NAMES_IN_CONTEXT} entries; relevant = the feature's other entries", drafts,
-                         observed=loo.observed, imported=True)
+                         observed=observed, imported=True)
     for number, group in sorted(groups.items()):
         ids = [e.entry_id for e in group]
         for held in group:
