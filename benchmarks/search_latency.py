@@ -202,7 +202,7 @@ PART_LABELS = {
     "similarities": "vector similarities (incl. loading)",
     "ranking_stats": "ranking_stats (SQL + tuples)",
     "keyword": "FTS5 keyword search",
-    "final_scores": "final_scores (core)",
+    "final_scores": "scores (core: final_scores, or scores_with_prominence in a search)",
     "get_many": "get_many (rows -> Entry)",
     "metadata": "metadata reads (pinned space)",
     "scopes": "project scopes (identity lookup)",
@@ -227,6 +227,7 @@ def breakdown(service, texts: Sequence[str]) -> dict:
                                (SqliteEntryStore, "get_many", "get_many"),
                                (SqliteEntryStore, "get_metadata", "metadata"),
                                (retrieve_module, "final_scores", "final_scores"),
+                               (retrieve_module, "scores_with_prominence", "final_scores"),
                                (service_module, "project_scopes", "scopes")):
         parts.wrap(owner, name, label)
     per_call: dict[str, list[float]] = defaultdict(list)

@@ -106,3 +106,20 @@ def final_scores(
             + (per_recall * recalls if recalls < RECALL_SATURATION else w_recall)
         )
     return scores, used
+
+
+def scores_with_prominence(prominences: Mapping[str, float], vector_scores: Mapping[str, float],
+                           keyword_scores: Mapping[str, float], weights: Weights) -> tuple[dict[str, float], Weights]:
+    """`final_scores` of the entries in `prominences` (each entry's prominence, computed before)."""
+    vector_top = max(max(vector_scores.values(), default=0.0), 0.0)  # the best positive score, else 0
+    keyword_top = max(max(keyword_scores.values(), default=0.0), 0.0)
+    used = effective_weights(weights, vector_top > 0, keyword_top > 0)
+    w_vector, w_keyword, w_prominence = used.vector, used.keyword, used.prominence
+    vector_top, keyword_top = vector_top or 1.0, keyword_top or 1.0
+    vector_get, keyword_get = vector_scores.get, keyword_scores.get
+    scores = {}
+    for entry_id, value in prominences.items():
+        v, k = vector_get(entry_id, 0.0), keyword_get(entry_id, 0.0)
+        scores[entry_id] = ((w_vector * (v / vector_top) if v > 0 else 0.0)  # divide first, as final_scores
+                            + (w_keyword * (k / keyword_top) if k > 0 else 0.0) + w_prominence * value)
+    return scores, used

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Optional, Sequence
@@ -16,12 +17,14 @@ from memory_core.ports.keyword_index import KeywordIndex
 from memory_core.ports.vector_index import VectorIndex
 from memory_core.code_references import reference_scores
 from memory_core.ports.reference_index import ReferenceIndex
-from memory_core.relevance_fusion import RelevanceTuning, relevance_scores
-from memory_core.scoring import Weights, effective_weights, final_scores
+from memory_core.relevance_fusion import PROMINENCE_ONLY, RelevanceTuning, relevance_scores
+from memory_core.scoring import Weights, effective_weights, final_scores, scores_with_prominence
 from memory_core.selection import select_by_scores
 from memory_core.space import EmbeddingSpace, pinned_space
 
 KEYWORD_CANDIDATES = 500
+PROMINENCE_KEPT_SECONDS = 60
+"""How long a search reuses the prominences it computed (recency moves by under 1e-5 in that time)."""
 RANKINGS = ("spec", "relevance")
 """`spec`: the spec 001 formula (divide-by-max, fixed weights); `relevance`: relevance_fusion (ADR 18)."""
 NO_VECTORS_YET = "no entry has a vector yet"
@@ -35,6 +38,17 @@ class SignalReport:
     ran: bool = False
     matches: int = 0
     reason: str = ""
+
+
+@dataclass
+class _SearchBasis:
+    """What `search` derives from the entries' ranking stats alone, kept between searches."""
+
+    minute: int
+    stats: list[EntryStats]
+    prominences: dict[str, float]
+    ids: set[str]
+    by_id: dict[str, EntryStats]
 
 
 @dataclass
@@ -87,6 +101,7 @@ class RetrieveAndRank:
         self._ranking = ranking
         self._references = references
         self._tuning = tuning
+        self._kept_basis: Optional[_SearchBasis] = None
 
     def run(self, context_query: Optional[str], limit: int, scopes: Optional[Sequence[str]] = None,
             changed_files: Sequence[str] = ()) -> Retrieval:
@@ -105,10 +120,8 @@ class RetrieveAndRank:
         stands for the pinned one when the caller is about to pin it; `changed_files` feed the code-reference
         signal of the `relevance` ranking."""
         (vector_scores, vector), (keyword_scores, keyword) = vectors, keywords
-        if vector_scores or keyword_scores:
-            wanted = {s.id for s in stats}  # another project's entries never shape the normalisation either
-            vector_scores = {k: v for k, v in vector_scores.items() if k in wanted}
-            keyword_scores = {k: v for k, v in keyword_scores.items() if k in wanted}
+        if vector_scores or keyword_scores:  # another project's entries never shape the normalisation either
+            vector_scores, keyword_scores = _only_these({s.id for s in stats}, vector_scores, keyword_scores)
         scores, used = self.score(stats, vector_scores, keyword_scores, changed_files)
         chosen = select_by_scores(stats, scores, _ID, _CATEGORY, limit)
         entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
@@ -133,20 +146,35 @@ class RetrieveAndRank:
         stats = self._store.ranking_stats(scopes)
         if category is not None:
             stats = [s for s in stats if s.category == category]
+        keyword_scores, keyword = self.keyword_signal(query)  # first: a host may be embedding the query meanwhile
         vector_scores, vector = self.vector_signal(query, stats)
-        keyword_scores, keyword = self.keyword_signal(query)
-        wanted = {s.id for s in stats}
-        vector_scores = {k: v for k, v in vector_scores.items() if k in wanted}
-        keyword_scores = {k: v for k, v in keyword_scores.items() if k in wanted}
-        scores, used = self.score(stats, vector_scores, keyword_scores)
+        kept = self._kept_for_search(stats)  # a host searching again and again reuses what did not change
+        vector_scores, keyword_scores = _only_these(kept.ids, vector_scores, keyword_scores)
+        if self._ranking == "spec":
+            scores, used = scores_with_prominence(kept.prominences, vector_scores, keyword_scores, self._weights)
+        else:
+            scores, used = self.score(stats, vector_scores, keyword_scores)
         # Entries no retrieval signal found come after every entry one did.
         found = set(keyword_scores) | {k for k, v in vector_scores.items() if v > 0}
-        order = sorted(stats, key=lambda s: (s.id not in found, -scores[s.id], s.id))
-        top = order[: max(limit, 0)]
+        top = [kept.by_id[i] for i in _best(scores, found, limit)]
+        if len(top) < limit:  # then the rest, by score
+            top += [kept.by_id[i] for i in _best(scores, kept.ids - found, limit - len(top))]
         entries = {e.id: e for e in self._store.get_many([s.id for s in top])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in top if s.id in entries]
         return Retrieval(selected=selected, total=len(stats), context_query=query, vector=vector,
                          keyword=keyword, weights=used)
+
+    def _kept_for_search(self, stats: list[EntryStats]) -> "_SearchBasis":
+        """The entries' ids and prominences, kept while their counters are the same and within the minute."""
+        now = self._clock.now()
+        minute = int(now.timestamp() // PROMINENCE_KEPT_SECONDS)
+        kept = self._kept_basis
+        if kept is not None and kept.minute == minute and kept.stats == stats:
+            return kept
+        prominences = final_scores(stats, {}, {}, PROMINENCE_ONLY, now)[0]
+        kept = self._kept_basis = _SearchBasis(minute, stats, prominences, set(prominences),
+                                               {s.id: s for s in stats})
+        return kept
 
     def score(self, stats: list[EntryStats], vector_scores: dict[str, float], keyword_scores: dict[str, float],
               changed_files: Sequence[str] = ()) -> tuple[dict[str, float], Weights]:
@@ -184,7 +212,7 @@ class RetrieveAndRank:
             scores = self._vector_index.similarities(self._embedder.embed_query(query))
         except EmbeddingError as exc:
             return {}, SignalReport(reason=f"query embedding failed: {type(exc).__name__}")
-        matches = sum(1 for s in scores.values() if s > 0)
+        matches = sum(map((0.0).__lt__, scores.values()))
         return scores, SignalReport(ran=True, matches=matches)
 
     def keyword_signal(self, query: Optional[str]) -> tuple[dict[str, float], SignalReport]:
@@ -199,3 +227,21 @@ class RetrieveAndRank:
             return {}, SignalReport(reason="context has no searchable words")
         scores = index.keyword_search(match, KEYWORD_CANDIDATES)
         return scores, SignalReport(ran=True, matches=len(scores))
+
+
+def _only_these(wanted: set[str], vector_scores: dict[str, float],
+                keyword_scores: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """The scores of the `wanted` entries only (the same dicts when no other entry has one)."""
+    if not wanted.issuperset(vector_scores):
+        vector_scores = {k: v for k, v in vector_scores.items() if k in wanted}
+    if not wanted.issuperset(keyword_scores):
+        keyword_scores = {k: v for k, v in keyword_scores.items() if k in wanted}
+    return vector_scores, keyword_scores
+
+
+def _best(scores: dict[str, float], ids: set[str], limit: int) -> list[str]:
+    """The `limit` ids with the highest scores, ties by id (without sorting them all)."""
+    if limit <= 0 or not ids:
+        return []
+    threshold = scores[heapq.nlargest(limit, ids, key=scores.__getitem__)[-1]]
+    return sorted((i for i in ids if scores[i] >= threshold), key=lambda i: (-scores[i], i))[:limit]
