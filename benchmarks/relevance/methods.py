@@ -33,16 +33,10 @@ class Scorer:
         """The code-reference signal."""
         return reference_scores(self.cited, s.changed_files)
 
-    def tuned(self, s: Signals, tuning: RelevanceTuning, vector=None, keyword=None) -> dict[str, float]:
+    def tuned(self, s: Signals, tuning: RelevanceTuning, keyword=None, passages=None) -> dict[str, float]:
         """The relevance fusion with other tuning or other signals."""
-        return relevance_scores(s.stats, s.vector if vector is None else vector,
-                                s.keyword if keyword is None else keyword, self.references(s), self.now, tuning)
-
-
-def _passage_mix(s: Signals) -> dict[str, float]:
-    """Half the context vector's similarity, half the mean of the best and the average passage similarity."""
-    mixed = 0.5 * s.passage_vectors.max(axis=0) + 0.5 * s.passage_vectors.mean(axis=0)
-    return {i: 0.5 * s.vector.get(i, 0.0) + 0.5 * float(m) for i, m in zip(s.ids, mixed)}
+        return relevance_scores(s.stats, s.vector, s.keyword if keyword is None else keyword, self.references(s),
+                                self.now, tuning, s.passages if passages is None else passages)
 
 
 def _rrf(s: Signals, sc: Scorer) -> dict[str, float]:
@@ -61,7 +55,7 @@ def _spec_min_max(s: Signals, sc: Scorer) -> dict[str, float]:
 
 
 def _prf(s: Signals, sc: Scorer) -> dict[str, float]:
-    first = sc.relevance.score(s.stats, s.vector, s.keyword, s.changed_files)[0]
+    first = sc.relevance.score(s.stats, s.vector, s.keyword, s.changed_files, s.passages)[0]
     top = sorted(s.ids, key=lambda i: -first[i])[:PRF_HITS]
     matrix = sc.matrix_of(s.ids)
     position = {i: n for n, i in enumerate(s.ids)}
@@ -78,15 +72,18 @@ METHODS: dict[str, Method] = {
     "vector only": lambda s, sc: sc.spec_weights(s, Weights(vector=1.0, keyword=0.0, prominence=0.0)),
     "references only": lambda s, sc: sc.references(s),
     "spec hybrid": lambda s, sc: sc.spec.score(s.stats, s.vector, s.keyword, s.changed_files)[0],
-    "relevance": lambda s, sc: sc.relevance.score(s.stats, s.vector, s.keyword, s.changed_files)[0],
+    "relevance": lambda s, sc: sc.relevance.score(s.stats, s.vector, s.keyword, s.changed_files, s.passages)[0],
     # variants tried on the way
     "spec weights, min-max": _spec_min_max,
+    "relevance, whole query only (no passages)": lambda s, sc: sc.tuned(s, DEFAULT_TUNING, passages=()),
+    "relevance, best passage only": lambda s, sc: sc.tuned(s, replace(DEFAULT_TUNING, passage_best=1.0)),
+    "relevance, passages only": lambda s, sc: sc.tuned(s, replace(DEFAULT_TUNING, whole=0.0)),
     "relevance, no agreement": lambda s, sc: sc.tuned(s, replace(DEFAULT_TUNING, agreement_power=0.0)),
     "relevance, no references": lambda s, sc: sc.tuned(s, replace(DEFAULT_TUNING, references=0.0)),
     "relevance, no prior": lambda s, sc: sc.tuned(s, replace(DEFAULT_TUNING, prominence=0.0)),
-    "relevance, keyword weight 0.5": lambda s, sc: sc.tuned(s, replace(DEFAULT_TUNING, keyword=0.5)),
+    "relevance, keyword weights 0.5": lambda s, sc: sc.tuned(s, replace(DEFAULT_TUNING, keyword=0.5,
+                                                                        passage_keyword=0.5)),
     "relevance, feature-text keywords": lambda s, sc: sc.tuned(s, DEFAULT_TUNING, keyword=s.keyword_feature),
-    "relevance + query passages": lambda s, sc: sc.tuned(s, DEFAULT_TUNING, vector=_passage_mix(s)),
     "reciprocal-rank fusion": _rrf,
     "relevance + vector feedback": _prf,
 }

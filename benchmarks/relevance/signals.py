@@ -9,10 +9,9 @@ from typing import Optional
 import numpy as np
 
 from benchmarks.relevance.sets import Session
-from memory_core.context_query import compose_context_query
+from memory_core.context_query import compose_context_query, query_passages, text_passages
 from memory_core.ports.context_source import ProjectContext
-
-_CLAUSE = re.compile(r"(?<=[.;!?])\s+|\n+|:\s")
+from memory_core.relevance_fusion import PassageSignals
 
 
 def context_query(session: Session) -> str:
@@ -33,10 +32,12 @@ def feature_text(session: Session) -> str:
 
 
 def passages(session: Session) -> list[str]:
-    """The feature text cut into clauses of two words or more (each embedded on its own)."""
-    text = feature_text(session)
-    parts = [p.strip() for p in _CLAUSE.split(text) if len(p.strip().split()) >= 2]
-    return parts or [text]
+    """The passages the product scores for this session (a plain query: its clauses, as `search` does)."""
+    if session.text is not None:
+        return text_passages(session.text)
+    return query_passages(ProjectContext(feature_slug=session.feature_slug,
+                                         feature_description=session.spec_paragraph, phase=session.phase,
+                                         changed_files=list(session.changed_files)))
 
 
 @dataclass
@@ -48,8 +49,8 @@ class Signals:
     vector: dict[str, float]
     keyword: dict[str, float]
     keyword_feature: dict[str, float]
-    passage_vectors: np.ndarray
-    """passages x entries cosine similarities."""
+    passages: list[PassageSignals]
+    """Each passage's vector and keyword scores, from the product's RetrieveAndRank.passage_signals."""
     changed_files: tuple[str, ...]
 
 
@@ -80,11 +81,10 @@ class SignalSource:
             raise RuntimeError(f"the vector signal did not run: {report.reason}")
         keyword, _ = self.retrieve.keyword_signal(query)
         keyword_feature, _ = self.retrieve.keyword_signal(feature_text(session))
-        visible = [i for i, s in enumerate(self.all_stats) if s.id not in hidden]
-        passage_matrix = np.stack([self.query_vector(p) for p in passages(session)])
-        sims = passage_matrix @ self.matrix[visible].T
+        texts = passages(session)
+        found = self.retrieve.passage_signals(texts, stats, [self.query_vector(t) for t in texts])
         wanted = {s.id for s in stats}
-        return Signals([s.id for s in stats], stats, {k: v for k, v in vector.items() if k in wanted},
-                       {k: v for k, v in keyword.items() if k in wanted},
-                       {k: v for k, v in keyword_feature.items() if k in wanted}, sims,
+        only = lambda scores: {k: v for k, v in scores.items() if k in wanted}  # noqa: E731
+        return Signals([s.id for s in stats], stats, only(vector), only(keyword), only(keyword_feature),
+                       [PassageSignals(only(p.vector), only(p.keyword)) for p in found],
                        session.changed_files if changed_files is None else changed_files)

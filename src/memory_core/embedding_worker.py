@@ -43,14 +43,17 @@ class EmbeddingWorker:
         self._closed = False
         self._stopped = False
         self.query_done = threading.Event()
+        self.passages_done = threading.Event()
         self.documents_done = threading.Event()
         self.query_vector: Optional[list[float]] = None
+        self._passage_vectors: dict[str, list[float]] = {}
         self.error: Optional[BaseException] = None
         self._thread: Optional[threading.Thread] = None
 
-    def start(self, query: Optional[str]) -> None:
-        """Start the thread; it embeds `query` first (None: no query, documents only)."""
-        self._thread = threading.Thread(target=self._run, args=(query,), name="iflow-memory-embed", daemon=True)
+    def start(self, query: Optional[str], passages: Sequence[str] = ()) -> None:
+        """Start the thread; it embeds `query` first (None: no query), then each of `passages`, then documents."""
+        self._thread = threading.Thread(target=self._run, args=(query, tuple(passages)), name="iflow-memory-embed",
+                                        daemon=True)
         self._thread.start()
         _running.add(self._thread)
 
@@ -73,13 +76,18 @@ class EmbeddingWorker:
             self._closed = True
         self._more.set()
 
+    def passage_vectors(self) -> dict[str, list[float]]:
+        """The passages embedded so far, by text (passages come after the query, before any document)."""
+        with self._lock:
+            return dict(self._passage_vectors)
+
     def take_embedded(self) -> list[tuple[str, list[float]]]:
         """The documents embedded so far and not taken yet."""
         with self._lock:
             done, self._embedded = self._embedded, []
         return done
 
-    def _run(self, query: Optional[str]) -> None:
+    def _run(self, query: Optional[str], passages: tuple[str, ...]) -> None:
         try:
             if query is not None:
                 try:
@@ -89,9 +97,22 @@ class EmbeddingWorker:
                     return
                 finally:
                     self.query_done.set()
+            self.query_done.set()
+            for passage in passages:
+                if self._stopped:
+                    return
+                try:
+                    vector = self._embedder.embed_query(passage)
+                    with self._lock:
+                        self._passage_vectors[passage] = vector
+                except BaseException as exc:  # noqa: BLE001 - the passages embedded so far are kept
+                    self.error = exc
+                    return
+            self.passages_done.set()
             self._embed_documents()
         finally:
             self.query_done.set()
+            self.passages_done.set()
             self.documents_done.set()
 
     def _next_batch(self) -> Optional[list[tuple[str, str]]]:

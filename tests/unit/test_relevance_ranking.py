@@ -9,7 +9,8 @@ import pytest
 
 from memory_core.code_references import reference_match, reference_scores
 from memory_core.models import EntryDraft
-from memory_core.relevance_fusion import RelevanceTuning, agreement, min_max
+from memory_core.records import EntryStats
+from memory_core.relevance_fusion import PassageSignals, RelevanceTuning, agreement, min_max, relevance_scores
 from memory_core.scoring import Weights
 from memory_core.space import EmbeddingSpace, pin_space
 from memory_core.usecases.retrieve import RetrieveAndRank
@@ -128,3 +129,40 @@ def test_unknown_ranking_is_refused():
 def test_tuning_defaults_are_documented_values():
     tuning = RelevanceTuning()
     assert (tuning.keyword, tuning.references, tuning.prominence) == (1.0, 0.3, 0.05)
+    assert (tuning.passage_keyword, tuning.passage_best, tuning.whole) == (0.75, 0.3, 0.5)
+
+
+def stats_of(*ids):
+    return [EntryStats(i, "patterns", 1, "medium", 0, T0.timestamp(), True) for i in ids]
+
+
+def test_an_entry_about_one_passage_outranks_one_vaguely_about_everything():
+    """A spec that mixes concerns: the learning about one of its sentences beats one that is a bit like all."""
+    stats = stats_of("focused", "vague", "a", "b", "other")
+    whole = {"focused": 0.38, "vague": 0.40, "a": 0.35, "b": 0.35, "other": 0.1}
+    low = dict.fromkeys(whole, 0.1)
+    passages = [PassageSignals({**low, "focused": 0.9, "vague": 0.4}, {}),
+                PassageSignals({**low, "a": 0.9, "vague": 0.4}, {}),
+                PassageSignals({**low, "b": 0.9, "vague": 0.4}, {})]
+    with_passages = relevance_scores(stats, whole, {}, {}, T0, passages=passages)
+    whole_only = relevance_scores(stats, whole, {}, {}, T0)
+    assert with_passages["focused"] > with_passages["vague"] > with_passages["other"]
+    assert whole_only["vague"] > whole_only["focused"], "the whole query alone prefers the vague entry"
+
+
+def test_a_passage_keyword_hit_counts_even_when_its_vector_is_missing():
+    stats = stats_of("named", "unnamed")
+    passages = [PassageSignals({}, {"named": 3.0}), PassageSignals({"named": 0.2, "unnamed": 0.2}, {})]
+    scores = relevance_scores(stats, {"named": 0.2, "unnamed": 0.2}, {}, {}, T0, passages=passages)
+    assert scores["named"] > scores["unnamed"]
+
+
+def test_search_scores_each_clause_of_a_long_query_with_the_relevance_ranking():
+    store = InMemoryEntryStore()
+    add(store, "Pin the tokenizer", "Pin the tokenizer file next to the weights", (1.0, 0.0, 0.0, 0.0))
+    use = ranking(store)
+    seen = []
+    use._embedder = type("Recording", (FixedEmbedder,), {"embed_query": lambda self, t: seen.append(t) or
+                                                         unit(1.0, 0.0, 0.0, 0.0)})()
+    use.search("pin the tokenizer; parse the config file", limit=1)
+    assert seen == ["pin the tokenizer; parse the config file", "pin the tokenizer;", "parse the config file"]

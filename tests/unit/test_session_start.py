@@ -106,7 +106,7 @@ class Session:
     """One SessionStart over fakes, with the pieces a test looks at afterwards."""
 
     def __init__(self, store=None, embedder=None, bank=(), index=None, held_elsewhere=(), ticker=None,
-                 context=CONTEXT) -> None:
+                 context=CONTEXT, ranking="spec") -> None:
         self.ticker = ticker or FakeTicker(start=100.0, real_grace_s=10.0)
         self.store = store if store is not None else InMemoryEntryStore()
         self.embedder = embedder
@@ -117,7 +117,7 @@ class Session:
             index = FakeVectorIndex(self.store, embedder.dimensions)
         self.index = index
         retrieve = RetrieveAndRank(store=self.store, clock=clock, weights=Weights(), keyword_index=self.store,
-                                   embedder=embedder, vector_index=index)
+                                   embedder=embedder, vector_index=index, ranking=ranking)
         self.use_case = SessionStart(
             store=self.store, retrieve=retrieve,
             importer=lambda: ImportKnowledgeBank(reader=self.reader, store=self.store, clock=clock),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from memory_core.errors import EmbeddingError
 from memory_core.fts_query import sanitise_fts_query
@@ -17,7 +17,8 @@ from memory_core.ports.keyword_index import KeywordIndex
 from memory_core.ports.vector_index import VectorIndex
 from memory_core.code_references import reference_scores
 from memory_core.ports.reference_index import ReferenceIndex
-from memory_core.relevance_fusion import PROMINENCE_ONLY, RelevanceTuning, relevance_scores
+from memory_core.context_query import text_passages
+from memory_core.relevance_fusion import PROMINENCE_ONLY, PassageSignals, RelevanceTuning, relevance_scores
 from memory_core.scoring import Weights, effective_weights, final_scores, scores_with_prominence
 from memory_core.selection import select_by_scores
 from memory_core.space import EmbeddingSpace, pinned_space
@@ -104,25 +105,53 @@ class RetrieveAndRank:
         self._kept_basis: Optional[_SearchBasis] = None
 
     def run(self, context_query: Optional[str], limit: int, scopes: Optional[Sequence[str]] = None,
-            changed_files: Sequence[str] = ()) -> Retrieval:
-        """Retrieve candidates (universal and `scopes`' entries) and return the category-balanced selection."""
+            changed_files: Sequence[str] = (), passage_texts: Sequence[str] = ()) -> Retrieval:
+        """Retrieve candidates (universal and `scopes`' entries) and return the category-balanced selection
+        (`passage_texts`: the context's passages, see `query_passages`, for the `relevance` ranking)."""
         stats = self._store.ranking_stats(scopes)
         vector_scores, vector = self.vector_signal(context_query, stats)
         keyword_scores, keyword = self.keyword_signal(context_query)
+        passages = self.passage_signals(passage_texts, stats) if self.uses_passages else []
         return self.rank(context_query, stats, (vector_scores, vector), (keyword_scores, keyword), limit,
-                         changed_files=changed_files)
+                         changed_files=changed_files, passages=passages)
+
+    @property
+    def uses_passages(self) -> bool:
+        """Whether the configured ranking scores query passages (`relevance`) beside the whole query."""
+        return self._ranking == "relevance"
+
+    def passage_signals(self, passages: Sequence[str], stats: list[EntryStats],
+                        vectors: Optional[Sequence[Optional[Sequence[float]]]] = None) -> list[PassageSignals]:
+        """Vector and keyword scores of each passage (`vectors`: their query vectors, already embedded; a
+        None among them, or a vector signal that cannot run, leaves that passage's vector scores empty)."""
+        can_compare = self.vector_blocker(passages[0] if passages else None, stats) is None
+        found = []
+        for n, passage in enumerate(passages):
+            vector_scores: dict[str, float] = {}
+            if can_compare:
+                query_vector = vectors[n] if vectors is not None else None
+                try:
+                    if vectors is None:
+                        query_vector = self._embedder.embed_query(passage)
+                    if query_vector is not None:
+                        vector_scores = self._vector_index.similarities(query_vector)
+                except EmbeddingError:
+                    can_compare = False  # the provider failed once: the other passages go without it too
+            found.append(PassageSignals(vector_scores, self.keyword_signal(passage)[0]))
+        return found
 
     def rank(self, context_query: Optional[str], stats: list[EntryStats],
              vectors: tuple[dict[str, float], SignalReport],
              keywords: tuple[dict[str, float], SignalReport], limit: int,
-             space: Optional[EmbeddingSpace] = None, changed_files: Sequence[str] = ()) -> Retrieval:
+             space: Optional[EmbeddingSpace] = None, changed_files: Sequence[str] = (),
+             passages: Sequence[PassageSignals] = ()) -> Retrieval:
         """Combine signals already computed into the final scores and the category-balanced selection; `space`
-        stands for the pinned one when the caller is about to pin it; `changed_files` feed the code-reference
-        signal of the `relevance` ranking."""
+        stands for the pinned one when the caller is about to pin it; `changed_files` and `passages` feed the
+        code-reference and passage signals of the `relevance` ranking."""
         (vector_scores, vector), (keyword_scores, keyword) = vectors, keywords
         if vector_scores or keyword_scores:  # another project's entries never shape the normalisation either
             vector_scores, keyword_scores = _only_these({s.id for s in stats}, vector_scores, keyword_scores)
-        scores, used = self.score(stats, vector_scores, keyword_scores, changed_files)
+        scores, used = self.score(stats, vector_scores, keyword_scores, changed_files, passages)
         chosen = select_by_scores(stats, scores, _ID, _CATEGORY, limit)
         entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in chosen if s.id in entries]
@@ -153,7 +182,9 @@ class RetrieveAndRank:
         if self._ranking == "spec":
             scores, used = scores_with_prominence(kept.prominences, vector_scores, keyword_scores, self._weights)
         else:
-            scores, used = self.score(stats, vector_scores, keyword_scores)
+            texts = text_passages(query)  # one clause: the whole query is the only passage
+            passages = self.passage_signals(texts, stats) if len(texts) > 1 else []
+            scores, used = self.score(stats, vector_scores, keyword_scores, passages=passages)
         # Entries no retrieval signal found come after every entry one did.
         found = set(keyword_scores) | {k for k, v in vector_scores.items() if v > 0}
         top = [kept.by_id[i] for i in _best(scores, found, limit)]
@@ -177,7 +208,8 @@ class RetrieveAndRank:
         return kept
 
     def score(self, stats: list[EntryStats], vector_scores: dict[str, float], keyword_scores: dict[str, float],
-              changed_files: Sequence[str] = ()) -> tuple[dict[str, float], Weights]:
+              changed_files: Sequence[str] = (), passages: Sequence[PassageSignals] = ()
+              ) -> tuple[dict[str, float], Weights]:
         """Final scores by the configured ranking, and the spec weights in effect (for the diagnostic line)."""
         if self._ranking == "spec":
             return final_scores(stats, vector_scores, keyword_scores, self._weights, self._clock.now())
@@ -185,8 +217,11 @@ class RetrieveAndRank:
                                  any(v > 0 for v in keyword_scores.values()))
         cited = self._references.cited_files() if self._references is not None and changed_files else {}
         references = reference_scores(cited, changed_files)
+        if passages:  # other projects' entries never shape a passage's normalisation either
+            wanted = {s.id for s in stats}
+            passages = [PassageSignals(*_only_these(wanted, p.vector, p.keyword)) for p in passages]
         return relevance_scores(stats, vector_scores, keyword_scores, references, self._clock.now(),
-                                self._tuning), used
+                                self._tuning, passages), used
 
     def vector_blocker(self, query: Optional[str], entries: list[EntryStats],
                        space: Optional[EmbeddingSpace] = None) -> Optional[str]:
@@ -229,8 +264,8 @@ class RetrieveAndRank:
         return scores, SignalReport(ran=True, matches=len(scores))
 
 
-def _only_these(wanted: set[str], vector_scores: dict[str, float],
-                keyword_scores: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+def _only_these(wanted: set[str], vector_scores: Mapping[str, float],
+                keyword_scores: Mapping[str, float]) -> tuple[Mapping[str, float], Mapping[str, float]]:
     """The scores of the `wanted` entries only (the same dicts when no other entry has one)."""
     if not wanted.issuperset(vector_scores):
         vector_scores = {k: v for k, v in vector_scores.items() if k in wanted}

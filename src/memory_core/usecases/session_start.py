@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
-from memory_core.context_query import compose_context_query
+from memory_core.context_query import compose_context_query, query_passages
 from memory_core.deadline import Deadline
 from memory_core.embedding import document_text, vector_bytes
 from memory_core.embedding_worker import EmbeddingWorker
@@ -30,6 +30,7 @@ from memory_core.ports.vector_index import PreparableVectorIndex, VectorIndex
 from memory_core.records import EntryStats
 from memory_core.space import EmbeddingSpace, pin_space, pinned_space
 from memory_core.first_import import is_imported
+from memory_core.relevance_fusion import PassageSignals
 from memory_core.usecases.retrieve import NO_VECTORS_YET, Retrieval, RetrieveAndRank, SignalReport
 
 if TYPE_CHECKING:  # the importer (and pydantic behind it) loads only for a project's first sessions
@@ -95,6 +96,9 @@ class _VectorWork:
 
     query_vector: Optional[list[float]] = None
     cached: bool = False
+    passages: list[str] = field(default_factory=list)
+    passage_vectors: dict[str, list[float]] = field(default_factory=dict)
+    cached_passages: set[str] = field(default_factory=set)
     fresh: list[tuple[str, list[float]]] = field(default_factory=list)
     failure: str = ""
     index_ready: bool = False
@@ -146,6 +150,9 @@ class SessionStart:
                 self._store_fresh(work)
             if work.query_vector is not None and not work.cached and answer.query is not None:
                 self._remember_query(answer.query, work.query_vector)
+            for passage, vector in work.passage_vectors.items():
+                if passage not in work.cached_passages:
+                    self._remember_query(passage, vector)
         except StorageError:
             pass  # used for this session all the same; the background run redoes it
         answer.background = self._hand_over(answer, work)
@@ -153,22 +160,24 @@ class SessionStart:
     def warm_query_vector(self, project_root: str) -> bool:
         """Embed and remember the project's current context query (the background run does this after a
         session whose model did not load in time, so the next session of that context needs no model)."""
-        query = compose_context_query(self._context_source.collect(project_root))
+        context = self._context_source.collect(project_root)
+        query = compose_context_query(context)
         space = pinned_space(self._store)
         if (query is None or self._embedder is None or space is None or space != EmbeddingSpace.of(self._embedder)
                 or not isinstance(self._store, QueryVectorCache)):
             return False
-        if self._store.cached_query_vector(space.label, query) is not None:
-            return False
-        self._store.cache_query_vector(space.label, query, self._embedder.embed_query(query))
-        return True
+        texts = [query, *(query_passages(context) if self._retrieve.uses_passages else [])]
+        missing = [t for t in dict.fromkeys(texts) if self._store.cached_query_vector(space.label, t) is None]
+        for text in missing:
+            self._store.cache_query_vector(space.label, text, self._embedder.embed_query(text))
+        return bool(missing)
 
     # -- the stages, in order ------------------------------------------------------------------------------------
     def _run(self, request: SessionRequest, deadline: Deadline) -> SessionAnswer:
         context = self._context_source.collect(request.project_root, deadline)
         query = compose_context_query(context)
         space = pinned_space(self._store)
-        work = _VectorWork()
+        work = _VectorWork(passages=query_passages(context) if self._retrieve.uses_passages else [])
         self._worker = self._start_query(query, space, work)
         import_report, status = self._first_import(request, deadline.earlier(IMPORT_RESERVE_S))
         if self._worker is not None:
@@ -186,8 +195,9 @@ class SessionStart:
                 work.pin = EmbeddingSpace.of(self._embedder)
         scoring_space = space or work.pin
         vectors = self._vector_signal(query, stats, work, scoring_space)
+        passages = self._passage_signals(stats, work, vectors[1].ran)
         retrieval = self._retrieve.rank(query, stats, vectors, keywords, request.limit, space=scoring_space,
-                                        changed_files=context.changed_files)
+                                        changed_files=context.changed_files, passages=passages)
         return SessionAnswer(retrieval=retrieval, step=self._step(vectors[1], work), import_report=import_report,
                              import_elsewhere=status == "elsewhere", import_deferred=status == "deferred",
                              owed=work, query=query, project_root=request.project_root)
@@ -212,15 +222,23 @@ class SessionStart:
         if space is not None and space != mine:
             return None  # the stored vectors are of another space: nothing to compare a query with
         if isinstance(self._store, QueryVectorCache) and space is not None:
-            try:
-                cached = self._store.cached_query_vector(space.label, query)
-            except StorageError:
-                cached = None
-            if cached is not None and len(cached) == mine.dimensions:
-                work.query_vector, work.cached = cached, True
-                return None
+            for text in [query, *work.passages]:
+                try:
+                    cached = self._store.cached_query_vector(space.label, text)
+                except StorageError:
+                    cached = None
+                if cached is None or len(cached) != mine.dimensions:
+                    continue
+                if text == query:
+                    work.query_vector, work.cached = cached, True
+                else:
+                    work.passage_vectors[text] = cached
+                    work.cached_passages.add(text)
+        missing = [p for p in work.passages if p not in work.passage_vectors]
+        if work.cached and not missing:
+            return None
         worker = EmbeddingWorker(self._embedder)
-        worker.start(query)
+        worker.start(None if work.cached else query, missing)
         return worker
 
     def _first_import(self, request: SessionRequest, deadline: Deadline) -> tuple[Optional["ImportReport"], str]:
@@ -266,15 +284,20 @@ class SessionStart:
         return self._index.prepare(decide_by)
 
     def _collect(self, worker: EmbeddingWorker, work: _VectorWork, decide_by: Deadline) -> None:
-        """Wait for the query vector until the deadline, then briefly for the inline documents."""
-        if not decide_by.wait(worker.query_done):
-            name = getattr(self._embedder, "provider_name", "embedding")
-            work.failure = f"query embedding ({name}) not finished by the deadline"
-            return
-        if worker.query_vector is None:
-            work.failure = f"query embedding failed: {type(worker.error).__name__}"
-            return
-        work.query_vector = worker.query_vector
+        """Wait for the query vector until the deadline, then for the passages' (what is there by the deadline
+        counts), then briefly for the inline documents."""
+        if not work.cached:
+            if not decide_by.wait(worker.query_done):
+                name = getattr(self._embedder, "provider_name", "embedding")
+                work.failure = f"query embedding ({name}) not finished by the deadline"
+                return
+            if worker.query_vector is None:
+                work.failure = f"query embedding failed: {type(worker.error).__name__}"
+                return
+            work.query_vector = worker.query_vector
+        if work.passages:
+            decide_by.wait(worker.passages_done)
+            work.passage_vectors.update(worker.passage_vectors())
         soon = Deadline(decide_by.ticker, min(decide_by.expires_at, decide_by.ticker.monotonic() + INLINE_EMBED_WAIT_S))
         soon.wait(worker.documents_done)
         worker.stop()
@@ -296,6 +319,23 @@ class SessionStart:
         for entry_id, vector in work.fresh:
             scores[entry_id] = math.fsum(a * b for a, b in zip(work.query_vector, vector))
         return scores, SignalReport(ran=True, matches=sum(1 for s in scores.values() if s > 0))
+
+    def _passage_signals(self, stats: list[EntryStats], work: _VectorWork, vectors_ran: bool) -> list[PassageSignals]:
+        """Each passage's keyword scores, and its vector scores when the whole query's vector signal ran and
+        the passage's vector came in time (a late passage counts by its keywords alone)."""
+        found = []
+        compare = vectors_ran and self._index is not None
+        fresh = work.fresh
+        stored = any(s.has_embedding for s in stats if s.id not in {i for i, _ in fresh})
+        for passage in work.passages:
+            vector = work.passage_vectors.get(passage) if compare else None
+            scores: dict[str, float] = {}
+            if vector is not None:
+                scores = self._index.similarities(vector) if stored else {}
+                for entry_id, document in fresh:
+                    scores[entry_id] = math.fsum(a * b for a, b in zip(vector, document))
+            found.append(PassageSignals(scores, self._retrieve.keyword_signal(passage)[0]))
+        return found
 
     def _step(self, report: SignalReport, work: _VectorWork) -> str:
         if report.ran:
@@ -333,6 +373,8 @@ class SessionStart:
         pending = answer.retrieval.pending_embeddings > 0 and self._embedder is not None
         stale = bool(work.fresh) or (self._index is not None and not getattr(self._index, "cache_fresh", True))
         late_query = bool(work.failure) and work.query_vector is None  # the background run embeds it for next time
+        late_query = late_query or (work.query_vector is not None
+                                    and any(p not in work.passage_vectors for p in work.passages))
         if not (answer.import_unfinished or pending or stale or late_query):
             return False
         return self._shared.finish_in_background(answer.project_root)
