@@ -41,8 +41,9 @@ class FixedClock:
         return BUILT_AT
 
 
-def evaluate_set(relevance_set, workdir: str) -> dict:
-    """Mean metrics per method over the set's queries."""
+def set_signals(relevance_set, workdir: str):
+    """Store the set as the product does; return the Scorer, per query its Signals and judgements, and the
+    store (open: the product's `relevance` ranking reads cited files from it; the caller closes it)."""
     from memory_apps.config import MemoryConfig
     from memory_apps.container import build_container, embedding_plan
     from memory_apps.retrieval_setup import retrieval_index
@@ -63,18 +64,30 @@ def evaluate_set(relevance_set, workdir: str) -> dict:
     position = {i: n for n, i in enumerate(source.order)}
     scorer = Scorer(ranking("spec"), ranking("relevance"), store.cited_files(),
                     lambda ids: source.matrix[[position[i] for i in ids]], BUILT_AT)
-    per_method: dict[str, list[dict]] = {name: [] for name in METHODS}
+    queries = []
     for query in relevance_set.queries:
         hidden = frozenset(built.ids[k] for k in query.hidden)
-        signals = source.signals(query.session, hidden)
         relevant = {built.ids[k]: grade for k, grade in query.relevant.items()}
-        for name, method in METHODS.items():
-            scores = method(signals, scorer)
-            ranked = sorted(signals.ids, key=lambda i: (-scores.get(i, 0.0), i))
-            per_method[name].append(score_ranking(ranked, relevant))
-    store.close()
-    return {name: {metric: round(mean(r[metric] for r in rows), 3) for metric in rows[0]}
-            for name, rows in per_method.items()}
+        queries.append((source.signals(query.session, hidden), relevant))
+    return scorer, queries, store
+
+
+def rank_all(scorer, queries, method) -> dict:
+    """Mean metrics of one method over the queries."""
+    rows = []
+    for signals, relevant in queries:
+        scores = method(signals, scorer)
+        rows.append(score_ranking(sorted(signals.ids, key=lambda i: (-scores.get(i, 0.0), i)), relevant))
+    return {metric: round(mean(r[metric] for r in rows), 3) for metric in rows[0]}
+
+
+def evaluate_set(relevance_set, workdir: str) -> dict:
+    """Mean metrics per method over the set's queries."""
+    scorer, queries, store = set_signals(relevance_set, workdir)
+    try:
+        return {name: rank_all(scorer, queries, method) for name, method in METHODS.items()}
+    finally:
+        store.close()
 
 
 def main() -> int:

@@ -167,6 +167,13 @@ def migration_9_project_scope(conn: sqlite3.Connection, fts5: bool) -> None:
                  "category, observation_count, confidence, recall_count, updated_at, created_at, id, scope)")
 
 
+def migration_10_cited_files_index(conn: sqlite3.Connection, fts5: bool) -> None:
+    """A partial covering index of the entries that cite files: the code-reference signal reads it instead of
+    every row (rows carry their vectors: 9 ms at 10k entries without it)."""
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_cited ON entries(id, \"references\") "
+                 "WHERE \"references\" NOT IN ('[]', '')")
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     1: migration_1_initial_schema,
     2: migration_2_indexes_and_narrow_update_trigger,
@@ -177,6 +184,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     7: migration_7_query_vectors,
     8: migration_8_markdown_outbox,
     9: migration_9_project_scope,
+    10: migration_10_cited_files_index,
 }
 LATEST_VERSION = max(MIGRATIONS)
 

@@ -5,8 +5,9 @@ code-reference signal, and prominence as a small prior."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import add
 from datetime import datetime
-from typing import Mapping, Sequence
+from typing import Mapping, Optional, Sequence
 
 from memory_core.records import EntryStats
 from memory_core.scoring import Weights, final_scores
@@ -47,6 +48,7 @@ def min_max(raw: Mapping[str, float], ids: Sequence[str]) -> dict[str, float]:
 
 
 def _scaled(raw: Mapping[str, float], ids: Sequence[str]) -> list[float]:
+    """`min_max` as a list in the order of `ids` (a score of 0 is assumed for ids without one)."""
     if not raw:
         return [0.0] * len(ids)
     get = raw.get
@@ -54,8 +56,26 @@ def _scaled(raw: Mapping[str, float], ids: Sequence[str]) -> list[float]:
     low, high = min(values, default=0.0), max(values, default=0.0)
     if high <= low:
         return [0.0] * len(ids)
-    span = high - low
-    return [(v - low) / span for v in values]
+    scale = 1.0 / (high - low)
+    return [(v - low) * scale for v in values]
+
+
+def _sparse_scaled(raw: Mapping[str, float], position: Mapping[str, int]) -> Optional[list[tuple[int, float]]]:
+    """`min_max` of a signal that scores few entries, as (position, scaled score) for the scored ones only,
+    when every other entry scales to 0 (else None: the caller scales densely)."""
+    present = [(position[i], v) for i, v in raw.items() if i in position]
+    if not present:
+        return []
+    values = [v for _, v in present]
+    low, high = min(values), max(values)
+    if len(present) < len(position):
+        low, high = min(low, 0.0), max(high, 0.0)
+    if low < 0.0:
+        return None
+    if high <= low:
+        return []
+    scale = 1.0 / (high - low)
+    return [(n, (v - low) * scale) for n, v in present]
 
 
 def agreement(vector: Mapping[str, float], keyword: Mapping[str, float], hits: int, power: float) -> float:
@@ -69,23 +89,36 @@ def agreement(vector: Mapping[str, float], keyword: Mapping[str, float], hits: i
     return (sum(vector[k] for k in best) / len(best)) ** power
 
 
-def passage_scores(ids: Sequence[str], passages: Sequence[PassageSignals], tuning: RelevanceTuning) -> list[float]:
+def _scaled_hits(raw: Mapping[str, float], ids: Sequence[str], position: Mapping[str, int]) -> list[tuple[int, float]]:
+    """The nonzero min-max scaled scores as (position, value): sparse when the signal scored few entries."""
+    hits = _sparse_scaled(raw, position)
+    if hits is None:
+        return [(n, v) for n, v in enumerate(_scaled(raw, ids)) if v > 0.0]
+    return [(n, v) for n, v in hits if v > 0.0]
+
+
+def passage_scores(ids: Sequence[str], passages: Sequence[PassageSignals], tuning: RelevanceTuning,
+                   position: Optional[Mapping[str, int]] = None) -> list[float]:
     """Per entry: `passage_best` x its best passage + the rest x its mean passage, where a passage scores
     its normalised vector similarity + `passage_keyword` x its normalised keyword score."""
+    if not passages:
+        return [0.0] * len(ids)
+    position = position if position is not None else {i: n for n, i in enumerate(ids)}
+    weight = tuning.passage_keyword
     best: list[float] = []
     total: list[float] = []
     for passage in passages:
-        vector, keyword = _scaled(passage.vector, ids), _scaled(passage.keyword, ids)
-        row = [v + tuning.passage_keyword * k for v, k in zip(vector, keyword)]
+        row = _scaled(passage.vector, ids)
+        for n, k in _scaled_hits(passage.keyword, ids, position):
+            row[n] += weight * k
         if not best:
             best, total = row, list(row)
-            continue
-        best = [max(b, r) for b, r in zip(best, row)]
-        total = [t + r for t, r in zip(total, row)]
-    if not best:
-        return [0.0] * len(ids)
-    share, count = tuning.passage_best, len(passages)
-    return [share * b + (1.0 - share) * t / count for b, t in zip(best, total)]
+        else:
+            best = list(map(max, best, row))
+            total = list(map(add, total, row))
+    share = tuning.passage_best
+    rest = (1.0 - share) / len(passages)
+    return [share * b + rest * t for b, t in zip(best, total)]
 
 
 def relevance_scores(stats: Sequence[EntryStats], vector_scores: Mapping[str, float],
@@ -95,11 +128,27 @@ def relevance_scores(stats: Sequence[EntryStats], vector_scores: Mapping[str, fl
     """Score every entry: passages + `whole` x (vector + keyword x agreement) + references + prominence prior.
     Without passages the whole query is the only passage."""
     ids = [s.id for s in stats]
-    vector = min_max(vector_scores, ids)
-    keyword = min_max(keyword_scores, ids)
-    trust = tuning.keyword * agreement(vector, keyword, tuning.agreement_hits, tuning.agreement_power)
+    position = {i: n for n, i in enumerate(ids)}
+    vector = _scaled(vector_scores, ids)
+    keyword = _scaled_hits(keyword_scores, ids, position)
+    trust = tuning.keyword * _agreement(vector, keyword, tuning.agreement_hits, tuning.agreement_power)
     prior, _ = final_scores(stats, {}, {}, PROMINENCE_ONLY, now)
-    per_passage = passage_scores(ids, passages or [PassageSignals(vector_scores, keyword_scores)], tuning)
-    w_whole, w_ref, w_prior = tuning.whole, tuning.references, tuning.prominence
-    return {i: p + w_whole * (vector[i] + trust * keyword[i]) + w_ref * reference_scores.get(i, 0.0)
-            + w_prior * prior[i] for i, p in zip(ids, per_passage)}
+    per_passage = passage_scores(ids, passages or [PassageSignals(vector_scores, keyword_scores)], tuning, position)
+    w_whole, w_prior = tuning.whole, tuning.prominence
+    totals = [p + w_whole * v + w_prior * r for p, v, r in zip(per_passage, vector, map(prior.__getitem__, ids))]
+    for n, k in keyword:
+        totals[n] += tuning.whole * trust * k
+    for entry_id, match in reference_scores.items():
+        if entry_id in position:
+            totals[position[entry_id]] += tuning.references * match
+    return dict(zip(ids, totals))
+
+
+def _agreement(vector: list[float], keyword: list[tuple[int, float]], hits: int, power: float) -> float:
+    """`agreement` over the scaled lists."""
+    if not any(vector):
+        return 1.0
+    best = sorted(keyword, key=lambda hit: (-hit[1], hit[0]))[:max(hits, 1)]
+    if not best:
+        return 0.0
+    return (sum(vector[n] for n, _ in best) / len(best)) ** power

@@ -91,3 +91,20 @@ def test_late_passages_count_by_keywords_and_are_embedded_in_the_background():
                          ranking="relevance")
     assert background.use_case.warm_query_vector(ROOT) is True
     assert background.use_case.warm_query_vector(ROOT) is False, "every text is cached now"
+
+
+def test_scoring_passages_keeps_more_time_back_from_a_silent_provider():
+    """Scoring passages costs more per entry: a relevance session stops waiting for the model earlier."""
+    waited = {}
+    for ranking in ("spec", "relevance"):
+        embedder = PassageBlockingEmbedder("never the whole query", dimensions=32)
+        session = imported(Session(embedder=embedder, context=CONTEXT, ranking=ranking,
+                                   ticker=FakeTicker(start=100.0)))
+        stored(session.store, 300, FakeEmbedder(dimensions=32))
+        try:
+            answer = session.run()
+        finally:
+            embedder.release.set()
+        assert len(answer.retrieval.selected) == 20, "keywords and prominence still rank"
+        waited[ranking] = session.ticker.now
+    assert waited["relevance"] < waited["spec"]

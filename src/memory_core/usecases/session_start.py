@@ -38,6 +38,9 @@ if TYPE_CHECKING:  # the importer (and pydantic behind it) loads only for a proj
 
 RANK_RESERVE_S = 0.25
 """Kept free after the last wait: scoring, selection, rendering and printing."""
+PASSAGE_RANK_S_PER_ENTRY = 3e-6
+"""More reserve per entry when the `relevance` ranking scores passages (about 3x the spec's scoring work:
+0.3 s at 100k entries on the development machine)."""
 IMPORT_RESERVE_S = 0.8
 """A first-run import stops this long before the deadline, so the ranking still runs."""
 INLINE_DOCUMENTS = 64
@@ -184,7 +187,8 @@ class SessionStart:
             self._queue_pending(self._worker)
         stats = self._store.ranking_stats(request.scopes)
         keywords = self._retrieve.keyword_signal(query)
-        decide_by = deadline.earlier(RANK_RESERVE_S)
+        reserve = RANK_RESERVE_S + (len(stats) * PASSAGE_RANK_S_PER_ENTRY if work.passages else 0.0)
+        decide_by = deadline.earlier(reserve)
         work.index_ready = self._prepare_index(query, stats, space, decide_by)
         if self._worker is not None:
             self._collect(self._worker, work, decide_by)
