@@ -2,20 +2,49 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import sys
-from typing import Optional
+from typing import Annotated, Literal, Optional
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, ValidationError
 
 from memory_apps.service import MemoryService
 from memory_core.errors import InvalidEntry, MemoryCoreError
 from memory_core.inert import one_line, strip_controls
+from memory_core.models import CATEGORIES, MAX_REFERENCES
+from memory_core.request_checks import MAX_LIMIT, plain_errors
 
 INSTRUCTIONS = (
     "Long-term engineering memory. Call store_memory when you learn something worth keeping across sessions "
     "(a mistake to avoid, a pattern that worked, a rule of thumb), with the reasoning behind it. "
     "Call search_memory to look up earlier learnings about the task at hand."
 )
+
+STORE_DESCRIPTION = (
+    "Save a learning to long-term memory so later sessions (of this project and others) can find it. "
+    "An entry's identity is its description text: storing again with the same description does not add a "
+    "second entry, it reinforces the existing one (observation count + 1; the new name, and reasoning or "
+    "references when given, replace the old). Besides the database, every store writes the markdown audit "
+    "trail: the project's docs/knowledge-bank/*.md (the file of the entry's category, e.g. patterns.md) and the "
+    "global store's copy, so the change shows up in the project's files."
+)
+SEARCH_DESCRIPTION = (
+    "Find stored learnings relevant to a query, best first (meaning + keywords + prominence). Read-only."
+)
+DELETE_DESCRIPTION = (
+    "Delete a stored learning by its id (as returned by store_memory or search_memory), from the database and "
+    "its markdown copies; later imports never bring it back."
+)
+
+CategoryName = Literal[CATEGORIES]  # type: ignore[valid-type]  # the enum a model sees is the core's own list
+
+
+def server_version() -> str:
+    """The installed iflow-memory version (reported as serverInfo.version), or "0+unknown" when not installed."""
+    try:
+        return importlib.metadata.version("iflow-memory")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
 
 
 class StoredMemory(BaseModel):
@@ -58,9 +87,25 @@ def build_server(service: MemoryService):
     """An MCPServer whose tools run blocking work in worker threads."""
     import anyio
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from mcp.types import ToolAnnotations
 
-    server = MCPServer("iflow-memory", instructions=INSTRUCTIONS, log_level="WARNING")
+    class PlainErrorServer(MCPServer):
+        """Reports arguments that fail the input schema in a line naming each field, not a pydantic dump."""
+
+        async def call_tool(self, name, arguments, context=None):
+            """Call a tool; a schema failure becomes `invalid <field>: <why>` for each field."""
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                    raise
+                problems = "; ".join(f"invalid {p.field}: {p.message}" for p in plain_errors(cause, "arguments"))
+                raise ToolError(f"Error executing tool {name}: {problems}") from cause
+
+    server = PlainErrorServer("iflow-memory", instructions=INSTRUCTIONS, version=server_version(),
+                              log_level="WARNING")
 
     async def in_thread(function, *args):
         try:
@@ -70,12 +115,29 @@ def build_server(service: MemoryService):
         except MemoryCoreError as exc:
             raise ToolError(f"memory store error: {exc}") from exc
 
-    @server.tool()
-    async def store_memory(name: str, description: str, reasoning: str, category: str,
-                           references: Optional[list[str]] = None) -> StoredMemory:
-        """Save a learning: name (short title), description (what was learned), reasoning (why it matters,
-        how it was found), category (anti-patterns | patterns | heuristics), references (files, features)."""
-        if not reasoning or not reasoning.strip():
+    # Not idempotent in the MCP sense ("a repeat has no additional effect"): a repeat never adds a second entry,
+    # but it counts one more observation, which raises the entry's rank, so a blind retry is not free. Not
+    # destructive: nothing is removed; a repeat only rewrites the same learning (same description) with the
+    # caller's newer name, reasoning and references, and the markdown audit trail records it.
+    @server.tool(description=STORE_DESCRIPTION, annotations=ToolAnnotations(
+        title="Store a learning", read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+        open_world_hint=False))
+    async def store_memory(
+        name: Annotated[str, Field(min_length=1, description="Short title of the learning, e.g. 'Quote CSV "
+                                                             "fields'.")],
+        description: Annotated[str, Field(min_length=1, description=(
+            "What was learned, in a sentence or two. This text is the entry's identity: the same description "
+            "again reinforces the stored entry instead of adding one."))],
+        reasoning: Annotated[str, Field(min_length=1, description=(
+            "Why it matters and how it was found (the incident, measurement or review behind it)."))],
+        category: Annotated[CategoryName, Field(description=(
+            "anti-patterns: a mistake to avoid; patterns: an approach that worked; heuristics: a rule of "
+            "thumb."))],
+        references: Annotated[Optional[list[str]], Field(max_length=MAX_REFERENCES, description=(
+            "Optional files or features the learning is about, e.g. ['src/export.py']."))] = None,
+    ) -> StoredMemory:
+        """Store or reinforce one learning (the model reads STORE_DESCRIPTION)."""
+        if not reasoning.strip():
             raise ToolError("invalid reasoning: must not be empty (say why this matters and how you found it)")
         result = await in_thread(lambda: service.remember(
             name, description, reasoning, category, references or [], source="session-capture"))
@@ -88,14 +150,19 @@ def build_server(service: MemoryService):
         return StoredMemory(id=result.entry_id, name=name, created=result.created,
                             observation_count=result.observation_count, embedded=result.embedded, message=message)
 
-    @server.tool()
-    async def search_memory(query: str, limit: int = 10, category: Optional[str] = None) -> SearchResults:
-        """Find stored learnings relevant to a query (meaning + keywords + prominence), best first."""
-        if not query or not query.strip():
-            raise ToolError("invalid query: must not be empty")
-        if limit < 1 or limit > 100:
-            raise ToolError("invalid limit: must be between 1 and 100")
-        found = await in_thread(lambda: service.search(query, limit, category))
+    # Read-only: a search ranks what is stored and records nothing (recall counts are a session start's).
+    @server.tool(description=SEARCH_DESCRIPTION, annotations=ToolAnnotations(
+        title="Search learnings", read_only_hint=True, open_world_hint=False))
+    async def search_memory(
+        query: Annotated[str, Field(min_length=1, description=(
+            "What to look for, in plain words: the task, error or question at hand."))],
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description=(
+            f"How many learnings to return at most (1 to {MAX_LIMIT})."))] = 10,
+        category: Annotated[Optional[CategoryName], Field(description=(
+            "Only learnings of this category; omit for every category."))] = None,
+    ) -> SearchResults:
+        """Search stored learnings (the model reads SEARCH_DESCRIPTION)."""
+        found = await in_thread(lambda: service.search(query, limit, category))  # the service checks query/limit
         signals = f"vector={found.vector.matches if found.vector.ran else 'off'}, " \
                   f"fts5={found.keyword.matches if found.keyword.ran else 'off'}"
         hits = [MemoryHit(id=r.entry.id, name=one_line(r.entry.name), category=r.entry.category,
@@ -103,9 +170,16 @@ def build_server(service: MemoryService):
                 for r in found.selected]
         return SearchResults(query=strip_controls(query), results=hits, signals=signals)
 
-    @server.tool()
-    async def delete_memory(entry_id: str) -> DeletedMemory:
-        """Delete a stored learning by its id (as returned by store_memory or search_memory)."""
+    # Destructive (it removes a learning) and idempotent: deleting again changes nothing more; the repeat only
+    # answers that the id is unknown.
+    @server.tool(description=DELETE_DESCRIPTION, annotations=ToolAnnotations(
+        title="Delete a learning", read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+        open_world_hint=False))
+    async def delete_memory(
+        entry_id: Annotated[str, Field(min_length=1, description=(
+            "The 16-character id of the learning, as store_memory or search_memory returned it."))],
+    ) -> DeletedMemory:
+        """Delete one learning (the model reads DELETE_DESCRIPTION)."""
         deleted = await in_thread(lambda: service.delete(entry_id.strip()))
         if not deleted:
             raise ToolError(f"no entry with id {entry_id!r}; use search_memory to find ids")

@@ -17,9 +17,8 @@ from memory_apps.config import MemoryConfig, load_config
 from memory_apps.container import build_container, default_global_store, keep_snapshot, open_store_recovering
 from memory_apps.embedding_jobs import embed_after_write
 from memory_apps.retrieval_setup import KeptRetrieval
-from memory_core.errors import InvalidEntry
-from memory_core.models import CATEGORIES, Entry, EntryDraft
-from memory_core.redaction import redact_secrets
+from memory_core.models import Entry, EntryDraft
+from memory_core.request_checks import MAX_LIMIT, check_category, check_limit, check_query, plain_error
 from memory_core.usecases.remember import Remembered
 from memory_core.usecases.retrieve import Retrieval
 
@@ -33,14 +32,6 @@ class StoreResult:
     created: bool
     observation_count: int
     embedded: bool
-
-
-def _first_error(exc: ValidationError) -> InvalidEntry:
-    error = exc.errors()[0]
-    field = redact_secrets(".".join(str(p) for p in error["loc"]) or "entry")
-    if field == "category":
-        return InvalidEntry("category", f"must be one of {', '.join(sorted(CATEGORIES))}")
-    return InvalidEntry(field, "unknown field" if error["type"] == "extra_forbidden" else error["msg"])
 
 
 class MemoryService:
@@ -78,7 +69,7 @@ class MemoryService:
         try:
             draft = EntryDraft.model_validate(fields)
         except ValidationError as exc:
-            raise _first_error(exc) from exc
+            raise plain_error(exc) from exc
         with self._lock:
             stored: Remembered = self.container.remember().run(draft)
             report = embed_after_write(self.container, [stored.entry_id])
@@ -88,9 +79,8 @@ class MemoryService:
                            bool(entry and entry.has_embedding) or bool(report and report.embedded))
 
     def search(self, query: str, limit: int = 10, category: Optional[str] = None) -> Retrieval:
-        """Hybrid search (vector + keyword + prominence) for an explicit query."""
-        if category is not None and category not in CATEGORIES:
-            raise InvalidEntry("category", f"must be one of {', '.join(sorted(CATEGORIES))}")
+        """Hybrid search (vector + keyword + prominence); InvalidEntry for a blank query or a limit outside 1..100."""
+        query, limit, category = check_query(query), check_limit(limit, MAX_LIMIT), check_category(category)
         with self._lock:
             if self._scopes is None:
                 self._scopes = project_scopes(self.project_root)  # a git lookup: once per service
@@ -125,10 +115,11 @@ class MemoryService:
             return self.container.store().all_entries()
 
     def inject(self, limit: int = 20) -> str:
-        """The session-start memory block for this service's project."""
+        """The session-start memory block for this project; InvalidEntry for a limit outside 1..100."""
         from memory_apps.injection import InjectRequest, run_injection
         from memory_apps.session_shell import session_deadline
 
+        limit = check_limit(limit, MAX_LIMIT)
         with self._lock:
             return run_injection(InjectRequest(self.project_root, self.global_store, limit), self.settings,
                                  lambda: self.container, session_deadline(process_start=False), emit=lambda _: None)

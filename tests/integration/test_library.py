@@ -9,7 +9,8 @@ import pytest
 
 from memory_core.errors import InvalidEntry
 from memory_core.hashing import content_hash
-from tests.integration._helpers import entry_headers
+from memory_core.request_checks import MAX_LIMIT
+from tests.integration._helpers import entry_headers, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -99,6 +100,7 @@ def test_invalid_input_raises_invalid_entry_naming_the_field(memory, change, fie
 
     assert caught.value.field == field
     assert field in str(caught.value)
+    assert "http" not in caught.value.message and "Input should" not in caught.value.message, caught.value.message
     assert memory.entries() == [], "nothing is stored"
 
 
@@ -106,6 +108,46 @@ def test_search_with_an_invalid_category_raises(memory):
     with pytest.raises(InvalidEntry) as caught:
         memory.search("anything", category="tips")
     assert caught.value.field == "category"
+
+
+@pytest.fixture
+def keywords_only(tmp_path, isolated_home):
+    """A service with no embedding provider (no model to load) holding one learning."""
+    from memory_apps import MemoryService
+
+    project = tmp_path / "csv-app"
+    project.mkdir()
+    write_settings(project, embedding_provider="none")
+    service = MemoryService(global_store=str(tmp_path / "store"), project_root=str(project))
+    service.remember(QUOTE_CSV["name"], QUOTE_CSV["description"], reasoning=QUOTE_CSV["reasoning"])
+    return service
+
+
+@pytest.mark.parametrize(
+    "limit, message",
+    [(0, "must be at least 1"), (-5, "must be at least 1"), (MAX_LIMIT + 1, f"must be at most {MAX_LIMIT}"),
+     ("5", "must be a whole number")],
+    ids=["zero", "negative", "too-big", "text"],
+)
+def test_search_and_inject_refuse_a_limit_outside_the_bounds(keywords_only, limit, message):
+    for door in (lambda: keywords_only.search("csv export", limit=limit), lambda: keywords_only.inject(limit=limit)):
+        with pytest.raises(InvalidEntry) as caught:
+            door()
+        assert (caught.value.field, caught.value.message) == ("limit", message)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n\t"], ids=["empty", "spaces", "whitespace"])
+def test_search_refuses_a_blank_query(keywords_only, query):
+    with pytest.raises(InvalidEntry) as caught:
+        keywords_only.search(query)
+
+    assert (caught.value.field, caught.value.message) == ("query", "must not be empty")
+
+
+def test_the_bounds_themselves_are_accepted(keywords_only):
+    assert [h.entry.name for h in keywords_only.search("  csv export  ", limit=1).selected] == [QUOTE_CSV["name"]]
+    assert len(keywords_only.search("csv export", limit=MAX_LIMIT).selected) == 1
+    assert QUOTE_CSV["description"] in keywords_only.inject(limit=MAX_LIMIT)
 
 
 def test_readme_library_example_runs(tmp_path, isolated_home, capsys):

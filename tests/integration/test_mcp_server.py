@@ -6,6 +6,7 @@ tests); each test stores its own learnings, so the tests do not depend on their 
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import queue
 import re
@@ -23,6 +24,7 @@ from anyio.from_thread import start_blocking_portal  # noqa: E402
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 from memory_core.hashing import content_hash  # noqa: E402
+from memory_core.request_checks import MAX_LIMIT  # noqa: E402
 from tests.integration._helpers import PYTHON, app_env, db_rows, entry_headers, run_injector, run_module  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -65,7 +67,7 @@ class McpClient:
                 self.portal.wrap_async_context_manager(stdio_client(params, errlog=errlog)))
             self.session = self._stack.enter_context(self.portal.wrap_async_context_manager(
                 ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT_S)))
-            self.portal.call(self.session.initialize)
+            self.initialized = self.portal.call(self.session.initialize)
         except BaseException:
             self._stack.close()
             raise
@@ -150,6 +152,32 @@ def test_tools_are_listed_with_their_documented_parameters(server):
     assert set(delete["properties"]) == {"entry_id"} and delete["required"] == ["entry_id"]
     for tool in tools.values():
         assert tool.description and tool.description.strip()
+
+
+def test_server_info_names_the_installed_version(server):
+    info = server.client.initialized.server_info
+
+    assert (info.name, info.version) == ("iflow-memory", importlib.metadata.version("iflow-memory"))
+
+
+@pytest.mark.parametrize(
+    "arguments, expected",
+    [
+        ({"query": "profiling", "limit": 0}, "invalid limit: must be at least 1"),
+        ({"query": "profiling", "limit": -5}, "invalid limit: must be at least 1"),
+        ({"query": "profiling", "limit": MAX_LIMIT + 1}, f"invalid limit: must be at most {MAX_LIMIT}"),
+        ({"query": "   "}, "invalid query: must not be empty"),
+        ({"limit": 3}, "invalid query: required but missing"),
+    ],
+    ids=["limit-0", "limit-negative", "limit-too-big", "blank-query", "no-query"],
+)
+def test_a_bad_search_is_refused_in_plain_words(server, arguments, expected):
+    result = server.call("search_memory", arguments)
+
+    assert result.is_error is True
+    text = result.content[0].text
+    assert expected in text, text
+    assert "http" not in text and "\n" not in text, text
 
 
 def test_store_memory_stores_a_session_capture_with_keywords_and_a_vector(server):
