@@ -1,113 +1,221 @@
-"""`iflow-memory install-claude`: writes the SessionStart hook and the MCP server entry, idempotently."""
+"""`iflow-memory install-claude`: the SessionStart hook and the MCP server, in the scopes Claude Code documents.
+
+- local (default): the hook in `<project>/.claude/settings.local.json` and the server in `~/.claude.json` under
+  the project's path: this installation's absolute paths, for this user on this machine, never committed.
+- project: the hook in `.claude/settings.json` and the server in `.mcp.json`, files a team commits, so the
+  commands are portable (`iflow-memory` from PATH).
+- user: `~/.claude/settings.json` and the top-level servers of `~/.claude.json`: every project of this user.
+"""
 
 from __future__ import annotations
 
-import json
+import argparse
+import importlib.metadata
+import importlib.util
 import os
+import shlex
+import shutil
+import subprocess
 import sys
-import time
+from dataclasses import dataclass
 from typing import Any, Optional
 
-from memory_adapters.regular_files import SMALL_FILE_LIMIT
-from memory_adapters.safe_files import PRIVATE, atomic_write_text, existing_regular, read_text_no_follow
+from memory_apps.claude_config import (CLAUDE_JSON_LIMIT, HOOK_ARGS, SERVER_NAME, child_object, hook_in_file,
+                                       load_object, names_a_machine_path, our_hook, save, server_in_file,
+                                       session_start_groups)
 
-SERVER_NAME = "iflow-memory"
-HOOK_MARKER = "iflow-memory hook session-start"
+SCOPES = ("local", "project", "user")
+MCP_HINT = "pip install 'iflow-memory[mcp]'"
+HOOK = "SessionStart hook"
+SERVER = f"MCP server {SERVER_NAME}"
 
 
-def cli_command() -> str:
-    """The absolute path of the `iflow-memory` script of this installation."""
+@dataclass(frozen=True)
+class Targets:
+    """The files one scope writes, and the other settings files Claude Code reads for the same project."""
+
+    settings: str
+    mcp_file: str
+    mcp_keys: tuple[str, ...]
+    other_settings: tuple[str, ...]
+
+
+def targets(project: str, scope: str) -> Targets:
+    """Where `scope` puts the hook and the server for `project` (an absolute path)."""
+    home = os.path.expanduser("~")
+    user_settings, claude_json = os.path.join(home, ".claude", "settings.json"), os.path.join(home, ".claude.json")
+    shared, personal = (os.path.join(project, ".claude", name) for name in ("settings.json", "settings.local.json"))
+    if scope == "project":
+        return Targets(shared, os.path.join(project, ".mcp.json"), (), (personal, user_settings))
+    if scope == "user":
+        return Targets(user_settings, claude_json, (), (shared, personal))
+    # Claude Code keys a project by the directory it runs in, as the kernel reports it: links resolved.
+    return Targets(personal, claude_json, ("projects", os.path.realpath(project)), (shared, user_settings))
+
+
+def machine_argv() -> list[str]:
+    """This installation's `iflow-memory` by absolute path (or its Python with `-m` when there is no script)."""
     script = os.path.join(os.path.dirname(sys.executable), "iflow-memory")
-    return script if os.path.exists(script) else "iflow-memory"
+    return [script] if os.path.isfile(script) else [sys.executable, "-m", "memory_apps.cli"]
 
 
-def hook_entry(command: str) -> dict[str, Any]:
-    """The SessionStart hook group for settings.json."""
-    return {"hooks": [{"type": "command", "command": f"{command} hook session-start", "timeout": 5}]}
+def scope_argv(scope: str) -> list[str]:
+    """The command a scope's files name: portable for the shared files, this installation's otherwise."""
+    return ["iflow-memory"] if scope == "project" else machine_argv()
 
 
-def mcp_entry(command: str) -> dict[str, Any]:
-    """The .mcp.json server entry."""
-    return {"command": command, "args": ["serve"]}
-
-
-def _load(path: str) -> tuple[dict[str, Any], Optional[str]]:
-    """The JSON object in `path` and its text (None when there is no file); a link is refused, never read."""
+def mcp_problem() -> Optional[str]:
+    """Why this Python cannot run `iflow-memory serve` (the `mcp` extra is missing or too old), or None."""
+    if importlib.util.find_spec("mcp") is None:
+        return "the mcp extra is not installed"
     try:
-        text = read_text_no_follow(path, SMALL_FILE_LIMIT)
-    except FileNotFoundError:
-        return {}, None
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})") from exc
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} does not hold a JSON object")
-    return data, text
+        version = importlib.metadata.version("mcp")
+        major = int(version.split(".")[0])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return None
+    return None if major >= 2 else f"mcp {version} is installed; the server needs mcp 2.0 or newer"
 
 
-def _save(path: str, data: dict[str, Any], original: Optional[str]) -> str:
-    """Write atomically (never through a link), after a private timestamped backup of the previous text;
-    returns the backup path."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    backup = ""
-    if original is not None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        backup, n = f"{path}.bak-{stamp}", 1
-        while os.path.lexists(backup):
-            n += 1
-            backup = f"{path}.bak-{stamp}-{n}"
-        atomic_write_text(backup, original, mode=PRIVATE)  # the old file may hold other servers' tokens
-    atomic_write_text(path, json.dumps(data, indent=2) + "\n")
-    return backup
+def server_registrations(project: str) -> list[str]:
+    """Where Claude Code finds an iflow-memory MCP server for `project`, one description per scope."""
+    found = []
+    for scope in ("local", "project", "user"):
+        where = targets(os.path.abspath(project), scope)
+        if server_in_file(where.mcp_file, where.mcp_keys) is not None:
+            found.append(f"{where.mcp_file} ({scope} scope)")
+    return found
 
 
-def install_hook(settings_path: str, command: str) -> str:
-    """Add the SessionStart hook unless an iflow-memory hook is there; returns what happened."""
-    data, original = _load(settings_path)
-    hooks = data.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise ValueError(f"{settings_path}: \"hooks\" must be a JSON object")
-    groups = hooks.setdefault("SessionStart", [])
-    if not isinstance(groups, list):
-        raise ValueError(f"{settings_path}: \"hooks.SessionStart\" must be a JSON list")
-    for group in groups:
-        for hook in group.get("hooks", []) if isinstance(group, dict) else []:
-            if HOOK_MARKER in str(hook.get("command", "")):
-                return f"unchanged {settings_path} (hook already installed)"
-    groups.append(hook_entry(command))
-    backup = _save(settings_path, data, original)
-    return f"updated {settings_path}" + (f" (backup: {backup})" if backup else "")
+@dataclass
+class _Edit:
+    """One file's planned change; written by `apply`."""
+
+    path: str
+    what: str
+    data: dict[str, Any]
+    original: Optional[str]
+    changed: bool
+
+    def apply(self) -> str:
+        """Write the change (if any) and say truthfully what happened."""
+        if not self.changed:
+            return f"unchanged {self.path} ({self.what} already installed)"
+        backup = save(self.path, self.data, self.original)
+        verb = "created" if self.original is None else "updated"
+        return f"{verb} {self.path} ({self.what}" + (f"; backup: {backup}" if backup else "") + ")"
 
 
-def install_mcp(mcp_path: str, command: str) -> str:
-    """Add or refresh the iflow-memory MCP server entry, keeping every other server."""
-    data, original = _load(mcp_path)
-    servers = data.setdefault("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise ValueError(f"{mcp_path}: \"mcpServers\" must be a JSON object")
-    wanted = mcp_entry(command)
-    if servers.get(SERVER_NAME) == wanted:
-        return f"unchanged {mcp_path} (server already registered)"
+def _hook_edit(where: Targets, command: str, scope: str) -> tuple[Optional[_Edit], list[str], list[str]]:
+    """The hook change (None when another settings file already runs the hook), status lines and notes."""
+    data, original = load_object(where.settings)
+    groups = session_start_groups(data, where.settings)
+    hook = our_hook(groups)
+    if hook is not None:
+        changed = hook.get("command") != command
+        hook["command"] = command
+        return _Edit(where.settings, HOOK, data, original, changed), [], []
+    elsewhere = [(path, found) for path in where.other_settings if (found := hook_in_file(path))]
+    if elsewhere and scope == "local":  # one hook per session: a second one would inject the memory twice
+        path, found = elsewhere[0]
+        notes = []
+        if path == where.other_settings[0] and names_a_machine_path(found):  # the project's shared settings
+            notes.append(f"note: {path} is shared but names a path on this machine; "
+                         "`iflow-memory install-claude --scope project` makes it portable")
+        return None, [f"unchanged: the {HOOK} is already in {path} (nothing added to {where.settings})"], notes
+    groups.append({"hooks": [{"type": "command", "command": command, "timeout": 5}]})
+    return _Edit(where.settings, HOOK, data, original, True), [], [
+        f"note: {path} also runs the iflow-memory hook; remove it there or sessions get the memory twice"
+        for path, _ in elsewhere]
+
+
+def _server_edit(where: Targets, argv: list[str]) -> _Edit:
+    """The MCP server change: command and args refreshed, any other key of an existing entry kept."""
+    data, original = load_object(where.mcp_file, CLAUDE_JSON_LIMIT)
+    servers = child_object(data, [*where.mcp_keys, "mcpServers"], where.mcp_file)
+    current = servers.get(SERVER_NAME)
+    wanted = {**(current if isinstance(current, dict) else {}), "command": argv[0], "args": [*argv[1:], "serve"]}
     servers[SERVER_NAME] = wanted
-    backup = _save(mcp_path, data, original)
-    return f"updated {mcp_path}" + (f" (backup: {backup})" if backup else "")
+    what = SERVER + (f" for {where.mcp_keys[1]}" if where.mcp_keys else "")
+    return _Edit(where.mcp_file, what, data, original, wanted != current)
 
 
-def install(project: str) -> int:
-    """Write `<project>/.claude/settings.json` and `<project>/.mcp.json`; exit 1 on a missing project, unreadable
-    JSON or a file that is a symbolic link."""
+def _notes(project: str, scope: str, where: Targets, written: bool) -> list[str]:
+    """What the user should know about the files just written: PATH, git, a stale shared entry."""
+    notes = []
+    if scope == "project" and shutil.which("iflow-memory") is None:
+        notes.append("note: `iflow-memory` is not on PATH here; Claude Code runs it from PATH for everyone who "
+                     "opens this project (install it with pipx or `uv tool install`)")
+    if scope == "local" and written and _git_tracks(project, where.settings):
+        notes.append(f"note: git does not ignore {where.settings}; add `.claude/settings.local.json` to "
+                     ".gitignore (it names paths on this machine)")
+    shared = server_in_file(os.path.join(project, ".mcp.json"))
+    if scope != "project" and shared and names_a_machine_path(shared.get("command", "")):
+        notes.append(f"note: {os.path.join(project, '.mcp.json')} (shared) names a path on this machine for "
+                     f"{SERVER_NAME}; `iflow-memory install-claude --scope project` makes it portable")
+    return notes
+
+
+def _git_tracks(project: str, path: str) -> bool:
+    """Whether `path` is in a git work tree that does not ignore it (False when git cannot tell)."""
+    try:
+        result = subprocess.run(["git", "-C", project, "check-ignore", "-q", path], capture_output=True,
+                                timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return result.returncode == 1  # 0 ignored, 128 not a work tree
+
+
+def install(project: str, scope: str = "local") -> int:
+    """Install the hook and the MCP server for `project` in `scope`; exit 1 (nothing written) on a missing
+    project, a file that is not valid JSON of the right shape, or a file that is a symbolic link."""
     if not os.path.isdir(project):
         print(f"iflow-memory: project directory {project} does not exist (nothing was written)", file=sys.stderr)
         return 1
-    command = cli_command()
-    settings, mcp = os.path.join(project, ".claude", "settings.json"), os.path.join(project, ".mcp.json")
-    try:
-        for path in (settings, mcp):
-            existing_regular(path)  # refuse a link before writing either file
-        print(install_hook(settings, command))
-        print(install_mcp(mcp, command))
+    where, argv, missing_mcp = targets(project, scope), scope_argv(scope), mcp_problem()
+    try:  # both files are read and checked (a link is refused) before either is written
+        hook, lines, notes = _hook_edit(where, shlex.join([*argv, *HOOK_ARGS]), scope)
+        server = None if missing_mcp else _server_edit(where, argv)
     except (ValueError, OSError) as exc:
+        print(f"iflow-memory: {exc}; nothing was written", file=sys.stderr)
+        return 1
+    try:
+        for line in lines + ([hook.apply()] if hook else []):
+            print(line)
+        print(server.apply() if server else f"skipped {SERVER}: {missing_mcp} (`iflow-memory serve` would exit "
+              f"at start); install it with `{MCP_HINT}`, then run install-claude again")
+    except OSError as exc:
         print(f"iflow-memory: {exc}; that file was left unchanged", file=sys.stderr)
         return 1
+    for note in notes + _notes(project, scope, where, bool(hook and hook.changed)):
+        print(note)
     return 0
+
+
+def install_command(args: argparse.Namespace) -> int:
+    """The `install-claude` handler."""
+    return install(os.path.abspath(os.path.expanduser(args.project)), args.scope)
+
+
+def add_command(commands, fmt) -> None:
+    """Register `install-claude` on the CLI's sub-parsers."""
+    parser = commands.add_parser(
+        "install-claude", help="add the SessionStart hook and the MCP server to Claude Code", formatter_class=fmt,
+        description="Add the iflow-memory SessionStart hook and MCP server to Claude Code's settings, keeping\n"
+                    "every other entry; a second run changes nothing. A file it changes is first copied to the\n"
+                    "user's cache directory (~/.cache/iflow-memory/install-claude-backups on Linux), never into\n"
+                    "the project. The MCP server is registered only when the mcp extra is installed\n"
+                    f"({MCP_HINT}).\n\n"
+                    "scopes (where the entries go):\n"
+                    "  local    .claude/settings.local.json and ~/.claude.json for this project: absolute "
+                    "paths, only you\n"
+                    "  project  .claude/settings.json and .mcp.json, committed: `iflow-memory` from PATH, the "
+                    "whole team\n"
+                    "  user     ~/.claude/settings.json and ~/.claude.json: absolute paths, all your projects",
+        epilog="examples:\n  iflow-memory install-claude --project ~/src/app\n"
+               "  iflow-memory install-claude --project ~/src/app --scope project\n\n"
+               "exit status: 0 ok (also when the MCP server was skipped for want of the mcp extra), 1 the "
+               "project does not exist, or a file is not valid JSON or is a symbolic link (nothing is written)")
+    parser.add_argument("--project", default=os.getcwd(), help="project directory (default: current)")
+    parser.add_argument("--scope", choices=SCOPES, default="local",
+                        help="where to write: local (default), project or user; see above")
+    parser.set_defaults(handler=install_command)

@@ -2,17 +2,21 @@
 
 The bank is imported with `memory_embedding_provider: none` (so every entry is pending), then the
 provider is switched to `local` (the bundled all-MiniLM-L6-v2 int8 model) for the commands under test.
+One test runs `doctor` in-process, to take the mcp extra away.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from memory_apps.commands_embedding import add_commands
 from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows
 
 pytestmark = pytest.mark.slow
@@ -126,6 +130,22 @@ def test_embed_reports_what_it_did_and_max_limits_it(app):
     assert quiet.returncode == 0 and quiet.stdout == "", quiet.stdout
 
 
+def test_embed_json_is_one_document_with_the_same_exit_status(app):
+    first = app.run("embed", "--max", "5", "--json")
+
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout) == {"ok": True, "embedded": 5, "remaining": N - 5, "space": BUNDLED_SPACE,
+                                        "re_embed_complete": False, "rate_limited": False, "error": None}
+    assert app.vectors().count(EMBEDDING_BYTES) == 5
+
+    write_config(app.project, "none")
+    without = app.run("embed", "--json")
+
+    assert without.returncode == 1
+    assert without.stdout == "", "errors stay on stderr"
+    assert "nothing embedded: memory_embedding_provider is none" in without.stderr, without.stderr
+
+
 def test_embed_without_a_provider_exits_1_and_says_why(app):
     write_config(app.project, "none")
 
@@ -157,7 +177,7 @@ def test_doctor_asks_for_embed_while_vectors_are_missing(app):
 
     assert pending.returncode == 1, pending.stdout
     lines = pending.stdout.splitlines()
-    for label in ("config", "numpy", "database", "FTS5", "embedding provider", "pinned space"):
+    for label in ("config", "numpy", "mcp", "database", "FTS5", "embedding provider", "pinned space"):
         assert any(re.match(rf"ok\s+{label}: ", line) for line in lines), (label, pending.stdout)
     assert f"({N} entries)" in pending.stdout
     assert re.search(r"^ok\s+embedding provider: " + re.escape(BUNDLED_SPACE) + "$", pending.stdout, re.M)
@@ -165,17 +185,53 @@ def test_doctor_asks_for_embed_while_vectors_are_missing(app):
     fix = lines.index(next(line for line in lines if re.match(r"FIX\s+vectors: ", line)))
     assert lines[fix].endswith(f"{N - 4} entries without a vector"), lines[fix]
     assert lines[fix + 1].strip() == "-> iflow-memory embed"
+    as_json = app.run("doctor", "--json")
+    assert as_json.returncode == 1, as_json.stdout
+    document = json.loads(as_json.stdout)
+    assert document["ok"] is False
+    assert [c["check"] for c in document["checks"] if c["status"] == "fix"] == ["vectors"]
+    [vectors] = [c for c in document["checks"] if c["check"] == "vectors"]
+    assert vectors == {"check": "vectors", "status": "fix", "detail": f"{N - 4} entries without a vector",
+                       "fix": "iflow-memory embed"}
 
     assert app.run("embed").returncode == 0
     healthy = app.run("doctor")
 
     assert healthy.returncode == 0, healthy.stdout
     assert "FIX" not in healthy.stdout and "->" not in healthy.stdout
-    for label in ("config", "numpy", "database", "FTS5", "embedding provider", "pinned space", "vectors"):
+    for label in ("config", "numpy", "mcp", "database", "FTS5", "embedding provider", "pinned space", "vectors"):
         assert re.search(rf"^ok\s+{label}: ", healthy.stdout, re.M), (label, healthy.stdout)
     assert re.search(r"^ok\s+vectors: 0 entries without a vector$", healthy.stdout, re.M), healthy.stdout
     assert re.search(r"^ok\s+background: nothing running$", healthy.stdout, re.M), healthy.stdout
-    assert len(healthy.stdout.splitlines()) == 8
+    assert len(healthy.stdout.splitlines()) == 9
+    healthy_json = app.run("doctor", "--json")
+    assert healthy_json.returncode == 0 and json.loads(healthy_json.stdout)["ok"] is True, healthy_json.stdout
+
+
+def test_doctor_without_the_mcp_extra_fails_only_when_a_server_is_registered(app, monkeypatch, capsys):
+    assert app.run("embed").returncode == 0
+    parser = argparse.ArgumentParser(prog="iflow-memory")
+    add_commands(parser.add_subparsers(), argparse.RawDescriptionHelpFormatter)
+    args = parser.parse_args(["doctor", "--project-root", str(app.project), "--global-store", str(app.store)])
+    monkeypatch.setitem(sys.modules, "mcp", None)  # `import mcp` fails as when the extra is not installed
+
+    unused = args.handler(args)
+    out = capsys.readouterr().out
+
+    assert unused == 0, out
+    lines = out.splitlines()
+    mcp = lines.index(next(line for line in lines if re.match(r"--\s+mcp: ", line)))
+    assert "the mcp extra is not installed" in lines[mcp], out
+    assert lines[mcp + 1].strip() == "-> pip install 'iflow-memory[mcp]'"
+
+    (app.project / ".mcp.json").write_text(json.dumps({"mcpServers": {"iflow-memory": {
+        "command": "iflow-memory", "args": ["serve"]}}}), encoding="utf-8")
+    registered = args.handler(args)
+    out = capsys.readouterr().out
+
+    assert registered == 1, out
+    assert re.search(r"^FIX\s+mcp: the mcp extra is not installed, but " + re.escape(str(app.project / ".mcp.json"))
+                     + r" \(project scope\) registers `iflow-memory serve`: it exits at start$", out, re.M), out
 
 
 def test_writer_embeds_and_labels_the_entry_it_writes(tmp_path, isolated_home):

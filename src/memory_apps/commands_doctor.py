@@ -1,0 +1,135 @@
+"""`iflow-memory doctor`: every check says ok, missing (optional, not a fault) or FIX with a one-line fix."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import time
+from typing import Any
+
+from memory_apps.background import BackgroundWork
+from memory_apps.config import CONFIG_RELATIVE_PATH, MemoryConfig, load_config
+from memory_apps.formatting import dumps
+from memory_apps.store_paths import global_store_dir, missing_for_reading
+from memory_core.errors import StorageError
+from memory_core.space import EmbeddingSpace, pinned_space, staged_space
+
+OK, MISSING, FIX = "ok", "missing", "fix"
+_MARKS = {OK: "ok  ", MISSING: "--  ", FIX: "FIX "}
+
+
+def check(status: str, label: str, detail: str, fix: str = "") -> dict[str, Any]:
+    """One check as data: its label, ok / missing / fix, what was found, and how to fix it."""
+    return {"check": label, "status": status, "detail": detail, "fix": fix if status != OK else ""}
+
+
+def _ok_or_fix(ok: bool, label: str, detail: str, fix: str = "") -> dict[str, Any]:
+    return check(OK if ok else FIX, label, detail, fix)
+
+
+def doctor_command(args: argparse.Namespace) -> int:
+    """Report config, numpy, the mcp extra, the database, FTS5, provider, spaces, pending vectors and background
+    work; exit 1 when something needs fixing."""
+    store_dir = global_store_dir(args.global_store)
+    settings = load_config(args.project_root)
+    checks = [_config_check(args.project_root, settings),
+              _ok_or_fix(importlib.util.find_spec("numpy") is not None, "numpy", "importable",
+                         "pip install numpy  (vector search is skipped without it)"),
+              _mcp_check(args.project_root)]
+    problem = missing_for_reading(store_dir, args.project_root)  # a check never creates what it checks
+    if problem:
+        checks.append(check(FIX, "database", problem,
+                            "check the path, or run `iflow-memory import` to create the store"))
+    else:
+        checks += _store_checks(settings, store_dir)
+    return _report(checks, args.json)
+
+
+def _config_check(project_root: str, settings: MemoryConfig) -> dict[str, Any]:
+    path = os.path.join(project_root, CONFIG_RELATIVE_PATH)
+    provider = f"memory_embedding_provider: {settings.embedding_provider}"
+    if not os.path.lexists(path):
+        return check(MISSING, "config", f"{path} missing; the defaults apply ({provider})")
+    return check(OK, "config", f"{path} ({provider})")
+
+
+def _mcp_check(project_root: str) -> dict[str, Any]:
+    """The mcp extra: only a fault when Claude Code is set up to start the server it would break."""
+    from memory_apps.install_claude import MCP_HINT, mcp_problem, server_registrations
+
+    problem = mcp_problem()
+    if problem is None:
+        return check(OK, "mcp", "installed (`iflow-memory serve` can start)")
+    registered = server_registrations(project_root)
+    if registered:
+        return check(FIX, "mcp", f"{problem}, but {' and '.join(registered)} registers `iflow-memory serve`: "
+                                 "it exits at start", MCP_HINT)
+    return check(MISSING, "mcp", f"{problem} (only the MCP server `iflow-memory serve` needs it)", MCP_HINT)
+
+
+def _store_checks(settings: MemoryConfig, store_dir: str) -> list[dict[str, Any]]:
+    from memory_apps.container import build_container, embedding_plan
+
+    try:
+        container = build_container(settings, store_dir)
+        store = container.store()
+    except StorageError as exc:
+        return [check(FIX, "database", str(exc), "iflow-memory import  (rebuilds it from markdown)")]
+    checks = [check(OK, "database", f"{store.path} ({store.count()} entries)"),
+              _ok_or_fix(store.keyword_search_available, "FTS5", "keyword search available",
+                         "use a Python whose sqlite3 has FTS5 (python.org or distro builds do)")]
+    plan = embedding_plan(container, want_target=True)
+    pinned = pinned_space(store)
+    checks.append(_ok_or_fix(plan.target is not None, "embedding provider",
+                             EmbeddingSpace.of(plan.target).label if plan.target else plan.problem,
+                             "pip install 'iflow-memory[local]'  or set memory_embedding_provider"))
+    checks.append(check(OK, "pinned space", pinned.label if pinned else "none yet (first vectors pin it)"))
+    staged = staged_space(store)
+    if staged:
+        checks.append(check(FIX, "re-embed", f"in progress to {staged.label}", "iflow-memory embed"))
+    pending = len(store.pending_ids(1_000_000))
+    running = BackgroundWork(store_dir).leases.holders()
+    checks.append(_ok_or_fix(pending == 0 or bool(running), "vectors", f"{pending} entries without a vector"
+                             + (" (a background run is embedding them)" if pending and running else ""),
+                             "iflow-memory embed"))
+    checks.append(_background_check(running))
+    return checks
+
+
+def _background_check(running: list[dict]) -> dict[str, Any]:
+    """Which background runs and session starts hold a lease now, and whether one looks stuck."""
+    if not running:
+        return check(OK, "background", "nothing running")
+    lines = [f"pid {r.get('pid')} {r.get('task')} for {max(0, int(time.time() - float(r.get('since', 0))))} s"
+             + (" (stuck?)" if r.get("stuck") else "") for r in running]
+    stuck = [r for r in running if r.get("stuck")]
+    return _ok_or_fix(not stuck, "background", "; ".join(lines),
+                      f"kill {stuck[0].get('pid')}  (a stuck run; the next session starts a new one)" if stuck else "")
+
+
+def _report(checks: list[dict[str, Any]], as_json: bool) -> int:
+    ok = all(c["status"] != FIX for c in checks)
+    if as_json:
+        print(dumps({"ok": ok, "checks": checks}))
+        return 0 if ok else 1
+    for c in checks:
+        print(f"{_MARKS[c['status']]} {c['check']}: {c['detail']}" + (f"\n       -> {c['fix']}" if c["fix"] else ""))
+    return 0 if ok else 1
+
+
+def add_command(commands, fmt, store_flags) -> None:
+    """Register `doctor` on the CLI's sub-parsers."""
+    doctor = commands.add_parser(
+        "doctor", help="check provider, pinned space, pending vectors, FTS5, numpy, the mcp extra",
+        formatter_class=fmt,
+        description="Check the installation and the database. Each line says ok, -- (missing but optional: "
+                    "a config file that is not there, the mcp extra when no MCP server is registered) or FIX, "
+                    "and every FIX comes with a one-line fix.",
+        epilog="examples:\n  iflow-memory doctor --project-root .\n  iflow-memory doctor --json\n\n"
+               "exit status: 0 nothing to fix, 1 something to fix (the same with --json)")
+    store_flags(doctor)
+    doctor.add_argument("--json", action="store_true",
+                        help='one JSON document on stdout for scripts, {"ok": ..., "checks": [{"check", "status", '
+                             '"detail", "fix"}, ...]}; same exit status')
+    doctor.set_defaults(handler=doctor_command)
