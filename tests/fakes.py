@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
 import threading
 from datetime import datetime, timedelta, timezone
 from typing import Iterable, Optional, Sequence
 
+from memory_adapters.float32_vectors import pack_vector, unpack_vector
 from memory_core.fts_query import sanitise_fts_query
 from memory_core.knowledge import KnowledgeEntry, Origin
 from memory_core.merge import imported, reinforced
@@ -103,17 +105,16 @@ class InMemoryEntryStore:
         self._queue(entry, "record")
         return UpsertOutcome(entry_id=entry.id, created=existing is None, observation_count=entry.observation_count)
 
-    def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
-        """Import one markdown entry, by the core's merge rule."""
-        status, entry = imported(self.entries.get(draft.entry_id), draft, now, updated_at,
-                                 draft.entry_id in self.deleted_ids)
-        if entry is not None:
-            self.entries[entry.id] = entry
-        return ImportOutcome(entry_id=draft.entry_id, status=status)
-
     def import_entries(self, items, now: datetime) -> list[ImportOutcome]:
-        """Import several entries (all or nothing is trivially true in memory)."""
-        return [self.import_entry(draft, now, updated_at) for draft, updated_at in items]
+        """Import several markdown entries by the core's merge rule (all or nothing is trivially true in memory)."""
+        outcomes = []
+        for draft, updated_at in items:
+            status, entry = imported(self.entries.get(draft.entry_id), draft, now, updated_at,
+                                     draft.entry_id in self.deleted_ids)
+            if entry is not None:
+                self.entries[entry.id] = entry
+            outcomes.append(ImportOutcome(entry_id=draft.entry_id, status=status))
+        return outcomes
 
     def get(self, entry_id: str) -> Optional[Entry]:
         """Return one entry or None."""
@@ -183,13 +184,13 @@ class InMemoryEntryStore:
         self.metadata[key] = value
 
     def vectors(self) -> Iterable[tuple[str, bytes]]:
-        """Return stored vectors."""
+        """Return stored vectors, as the SQLite store does (float32 bytes)."""
         return list(self.vectors_by_id.items())
 
-    def set_vector(self, entry_id: str, vector: bytes) -> None:
+    def set_vector(self, entry_id: str, vector: Sequence[float]) -> None:
         """Store one vector (ignored for unknown ids, like an UPDATE that matches nothing)."""
         if entry_id in self.entries:
-            self.vectors_by_id[entry_id] = vector
+            self.vectors_by_id[entry_id] = pack_vector(vector)
 
     def pending_ids(self, limit: int) -> list[str]:
         """Ids without a vector."""
@@ -215,10 +216,10 @@ class InMemoryEntryStore:
         """Ids of entries without a staged vector."""
         return [i for i in self.entries if i not in self.staged_by_id][:limit]
 
-    def set_staged_vector(self, entry_id: str, vector: bytes) -> None:
+    def set_staged_vector(self, entry_id: str, vector: Sequence[float]) -> None:
         """Store one staged vector (ignored for unknown ids, like SQLite's INSERT ... SELECT)."""
         if entry_id in self.entries:
-            self.staged_by_id[entry_id] = vector
+            self.staged_by_id[entry_id] = pack_vector(vector)
 
     def promote_staged(self, space) -> bool:
         """Swap the staged set in and pin `space`, only when every entry has a staged vector."""
@@ -291,13 +292,11 @@ class FakeVectorIndex:
 
     def similarities(self, query: Sequence[float]) -> dict[str, float]:
         """Dot products of the query with every stored vector."""
-        import struct
-
         out = {}
         for entry_id, blob in self._store.vectors():
             if len(blob) != 4 * self._dimensions:
                 continue
-            vec = struct.unpack(f"<{self._dimensions}f", blob)
+            vec = unpack_vector(blob)
             norm = math.sqrt(sum(a * a for a in vec)) * math.sqrt(sum(b * b for b in query))
             out[entry_id] = sum(a * b for a, b in zip(vec, query)) / norm if norm else 0.0
         return out
@@ -323,6 +322,22 @@ class FakeKnowledgeBankReader:
     def read(self, directory: str, origin: Origin) -> list[KnowledgeEntry]:
         """Return the entries registered for this directory (origin re-stamped)."""
         return [e.model_copy(update={"origin": origin}) for e in self.entries.get(directory, [])]
+
+
+class FakeProjectLayout:
+    """ProjectLayout by string rules, without git: `<root>/docs/knowledge-bank`, `path:<root>`."""
+
+    def knowledge_bank(self, project_root: str) -> str:
+        """The bank directory the tests register their entries under."""
+        return os.path.join(project_root, "docs", "knowledge-bank")
+
+    def name(self, project_root: str) -> str:
+        """The root's base name."""
+        return os.path.basename(project_root.rstrip("/"))
+
+    def identity(self, project_root: str) -> str:
+        """A path identity, as a directory outside any repository has."""
+        return "path:" + project_root
 
 
 class FakeSharedWork:
@@ -356,15 +371,8 @@ class FakeSharedWork:
         return True
 
 
-def pack(vector: Sequence[float]) -> bytes:
-    """Little-endian float32 bytes, as the SQLite store keeps them."""
-    import struct
-
-    return struct.pack(f"<{len(vector)}f", *vector)
-
-
-__all__ = ["FakeClock", "FakeContextSource", "FakeEmbedder", "FakeKnowledgeBankReader", "FakeSharedWork", "FakeTicker",
-           "FakeVectorIndex", "InMemoryEntryStore", "T0", "pack", "sanitise_fts_query"]
+__all__ = ["FakeClock", "FakeContextSource", "FakeEmbedder", "FakeKnowledgeBankReader", "FakeProjectLayout",
+           "FakeSharedWork", "FakeTicker", "FakeVectorIndex", "InMemoryEntryStore", "T0", "sanitise_fts_query"]
 
 
 class FakeAuditTrail:

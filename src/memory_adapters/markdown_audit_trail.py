@@ -11,7 +11,9 @@ from memory_adapters.markdown_lock import markdown_lock
 from memory_adapters.markdown_tombstones import add_tombstone, drop_tombstone
 from memory_adapters.markdown_codec import encode_value
 from memory_adapters.markdown_entry_block import entry_block, last_observed
-from memory_adapters.markdown_knowledge_bank import block_spans, ends_in_comment, parse_block, split_blocks
+from memory_adapters.markdown_knowledge_bank import (
+    block_spans, ends_in_comment, parse_block, project_bank, split_blocks,
+)
 from memory_adapters.safe_files import atomic_write_text, read_text_no_follow
 from memory_core.knowledge import KnowledgeEntry, Origin
 from memory_core.records import Entry
@@ -125,8 +127,7 @@ class MarkdownAuditTrail:
     def _targets(self, entry: Entry) -> list[tuple[str, bool]]:
         targets = []
         if self._project_root:
-            local = os.path.join(self._project_root, "docs", "knowledge-bank")
-            targets.append((os.path.join(local, f"{entry.category}.md"), False))
+            targets.append((os.path.join(project_bank(self._project_root), f"{entry.category}.md"), False))
         if entry.scope is None:  # universal: the global store's markdown, so a rebuild keeps it universal
             targets.append((os.path.join(self._global_store, f"{entry.category}.md"), True))
         return targets
@@ -144,7 +145,7 @@ class MarkdownAuditTrail:
             add_tombstone(self._global_store, entry_id)
             paths = [os.path.join(self._global_store, f"{category}.md")]
             if self._project_root:
-                paths.append(os.path.join(self._project_root, "docs", "knowledge-bank", f"{category}.md"))
+                paths.append(os.path.join(project_bank(self._project_root), f"{category}.md"))
             for path in paths:
                 if os.path.lexists(path):
                     _rewrite(path, lambda text: remove_block(text, entry_id, category), written, failures)

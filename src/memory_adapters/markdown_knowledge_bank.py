@@ -14,6 +14,9 @@ from memory_adapters.regular_files import BANK_FILE_LIMIT, read_regular_text
 from memory_core.knowledge import KnowledgeEntry, Origin
 from memory_core.records import CATEGORIES
 
+PROJECT_BANK = os.path.join("docs", "knowledge-bank")
+"""Where a project keeps its knowledge-bank markdown, relative to its root."""
+
 _TYPE_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": "Heuristic: "}
 _OBSERVATIONS = re.compile(r"^- Observation count:\s*(\d+)", re.MULTILINE)
 _CONFIDENCE = re.compile(r"^- Confidence:\s*(high|medium|low)\b", re.MULTILINE | re.IGNORECASE)
@@ -27,6 +30,11 @@ _REASONING = re.compile(r"^- Reasoning:\s*(.+)$", re.MULTILINE)
 _REFERENCES = re.compile(r"^- References:\s*(.+)$", re.MULTILINE)
 _SOURCE_PROJECT = re.compile(r"^- Source project:\s*(.+)$", re.MULTILINE)
 _TAGS = re.compile(r"^- Tags:(.*)$", re.MULTILINE)
+
+
+def project_bank(project_root: str) -> str:
+    """The directory of a project's knowledge-bank markdown."""
+    return os.path.join(project_root, PROJECT_BANK)
 
 
 def _parse_date(text: str) -> Optional[datetime]:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
+from memory_adapters.float32_vectors import BYTES_PER_DIMENSION, StoredVectors
 from memory_adapters.temp_files import TEMP_SUFFIX, remove_abandoned_temps, temp_path, unlink_quietly
-from memory_core.ports.entry_store import EmbeddingStore
 
 if TYPE_CHECKING:
     from memory_core.deadline import Deadline
@@ -32,7 +32,7 @@ CHUNK_ROWS = 2000  # vectors read per query when the cache is stale: the deadlin
 class NumpyVectorIndex:
     """Implements VectorIndex by brute-force cosine similarity."""
 
-    def __init__(self, store: EmbeddingStore, dimensions: int, cache_path: Optional[str] = None,
+    def __init__(self, store: StoredVectors, dimensions: int, cache_path: Optional[str] = None,
                  write_cache: bool = True) -> None:
         self._store = store
         self._dimensions = dimensions
@@ -62,7 +62,7 @@ class NumpyVectorIndex:
             last = chunk[-1][0]
 
     def _from_store(self, deadline: Optional[Deadline] = None) -> Optional[tuple[list[str], np.ndarray]]:
-        width = self._dimensions * 4
+        width = self._dimensions * BYTES_PER_DIMENSION
         ids: list[str] = []
         blobs: list[bytes] = []
         skipped = 0
@@ -180,9 +180,3 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
     keeps foreign or legacy rows honest, once per cache build instead of once per query."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32, copy=False)
-
-
-def to_bytes(vector: Sequence[float]) -> bytes:
-    """Serialise a vector as little-endian float32 bytes (design TD2)."""
-    return np.asarray(vector, dtype="<f4").tobytes()
-

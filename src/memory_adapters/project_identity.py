@@ -53,6 +53,11 @@ def project_identity(project_root: str) -> str:
     return f"remote:{origin}" if origin else f"path:{root}"
 
 
+def project_name(project_root: str) -> str:
+    """The project's name: the base name of its root directory (not an identity: two checkouts can share it)."""
+    return os.path.basename(os.path.abspath(project_root))
+
+
 def project_scopes(project_root: str) -> tuple[str, str]:
     """The scopes whose entries this project's sessions see: its identity, and the legacy name-only scope."""
-    return project_identity(project_root), LEGACY_PREFIX + os.path.basename(os.path.abspath(project_root))
+    return project_identity(project_root), LEGACY_PREFIX + project_name(project_root)

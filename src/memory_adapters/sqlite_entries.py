@@ -36,11 +36,6 @@ class SqliteEntries(SqliteConnection):
             self._entry_written(conn, entry, "record")
         return UpsertOutcome(entry_id=entry.id, created=existing is None, observation_count=entry.observation_count)
 
-    def import_entry(self, draft: "EntryDraft", now: datetime,
-                     updated_at: Optional[datetime] = None) -> ImportOutcome:
-        """Import one entry (see import_entries)."""
-        return self.import_entries([(draft, updated_at)], now)[0]
-
     def import_entries(self, items: Sequence[tuple["EntryDraft", Optional[datetime]]],
                        now: datetime) -> list[ImportOutcome]:
         """Import a batch of markdown entries in one transaction: all of it lands, or none of it."""

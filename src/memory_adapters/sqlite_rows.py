@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Optional
 
 from memory_adapters.sqlite_connection import from_text, to_text
-from memory_core.records import ENTRY_FIELDS, Entry
+from memory_core.records import CATEGORIES, CONFIDENCE_RANK, ENTRY_FIELDS, SOURCES, Entry
 from memory_core.redaction import contains_secret
 
 COLUMNS = (
@@ -49,9 +49,9 @@ RANKING_SELECT = (
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _ID = re.compile(r"^[0-9a-f]{16}$")
-_CATEGORIES = {"anti-patterns", "patterns", "heuristics"}
-_CONFIDENCES = {"high", "medium", "low"}
-_SOURCES = {"retro", "session-capture", "manual", "import"}
+_CATEGORIES = frozenset(CATEGORIES)
+_CONFIDENCES = frozenset(CONFIDENCE_RANK)
+_SOURCES = frozenset(SOURCES)
 
 
 def dumps(values: list[str]) -> str:

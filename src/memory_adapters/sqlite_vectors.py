@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import struct
 import time
 from typing import Iterable, Optional, Sequence
 
+from memory_adapters.float32_vectors import pack_vector, unpack_vector
 from memory_adapters.sqlite_connection import SqliteConnection
 from memory_adapters.sqlite_entries import SET_META
 from memory_adapters.sqlite_rows import blob
@@ -28,15 +28,15 @@ class SqliteVectors(SqliteConnection):
     """EmbeddingStore, BatchVectorStore, StagingVectorStore and QueryVectorCache over `entries.embedding`,
     `staged_vectors` and `query_vectors`."""
 
-    def set_vector(self, entry_id: str, vector: bytes) -> None:
-        """Store the float32 bytes of one entry's embedding."""
-        self._write("UPDATE entries SET embedding = ? WHERE id = ?", (blob(vector), entry_id))
+    def set_vector(self, entry_id: str, vector: Sequence[float]) -> None:
+        """Store one entry's embedding (as float32 bytes)."""
+        self._write("UPDATE entries SET embedding = ? WHERE id = ?", (blob(pack_vector(vector)), entry_id))
 
-    def set_vectors(self, items: Sequence[tuple[str, bytes]]) -> None:
+    def set_vectors(self, items: Sequence[tuple[str, Sequence[float]]]) -> None:
         """Store several embeddings in one short transaction."""
         with self._tx() as conn:
             conn.executemany("UPDATE entries SET embedding = ? WHERE id = ?",
-                             [(blob(vector), entry_id) for entry_id, vector in items])
+                             [(blob(pack_vector(vector)), entry_id) for entry_id, vector in items])
 
     def vectors(self) -> Iterable[tuple[str, bytes]]:
         """Return (id, float32 bytes) for every entry that has an embedding."""
@@ -62,12 +62,11 @@ class SqliteVectors(SqliteConnection):
                           (space, _query_hash(query)))
         if not rows or not isinstance(rows[0][0], bytes) or len(rows[0][0]) % 4:
             return None
-        data = rows[0][0]
-        return list(struct.unpack(f"<{len(data) // 4}f", data))
+        return unpack_vector(rows[0][0])
 
     def cache_query_vector(self, space: str, query: str, vector: Sequence[float]) -> None:
         """Remember a query vector; keeps the newest QUERY_CACHE_SIZE of this space and drops other spaces'."""
-        data = struct.pack(f"<{len(vector)}f", *vector)
+        data = pack_vector(vector)
         with self._tx() as conn:
             conn.execute("INSERT OR REPLACE INTO query_vectors(space, query_hash, vector, stored_at) "
                          "VALUES (?, ?, ?, ?)", (space, _query_hash(query), blob(data), time.time()))
@@ -87,10 +86,10 @@ class SqliteVectors(SqliteConnection):
             "SELECT e.id FROM entries e LEFT JOIN staged_vectors s ON s.id = e.id WHERE s.id IS NULL LIMIT ?",
             (limit,))]
 
-    def set_staged_vector(self, entry_id: str, vector: bytes) -> None:
+    def set_staged_vector(self, entry_id: str, vector: Sequence[float]) -> None:
         """Store one vector of the space being built."""
         self._write("INSERT OR REPLACE INTO staged_vectors(id, vector) SELECT id, ? FROM entries WHERE id = ?",
-                    (blob(vector), entry_id))
+                    (blob(pack_vector(vector)), entry_id))
 
     def promote_staged(self, space) -> bool:
         """Swap the staged set in and pin its space, only if it covers every entry."""

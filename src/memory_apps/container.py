@@ -12,7 +12,7 @@ from memory_adapters.detect_secrets_scanner import use_detect_secrets
 from memory_adapters.git_context_source import GitProjectContextSource
 from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
 from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
-from memory_adapters.project_identity import project_identity
+from memory_adapters.git_project_layout import GitProjectLayout
 from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_adapters.system_clock import SystemClock
 from memory_apps.background import BackgroundWork
@@ -85,7 +85,7 @@ class Container(containers.DeclarativeContainer):
     embed_pending = providers.Factory(EmbedPending, store=store)
     local_keywords = providers.Singleton(build_keyword_tiers, "local")
     importer = providers.Factory(ImportKnowledgeBank, reader=knowledge_reader, store=store, clock=clock,
-                                 keywords=local_keywords, identify=providers.Object(project_identity))
+                                 layout=providers.Singleton(GitProjectLayout), keywords=local_keywords)
     shared_work = providers.Singleton(BackgroundWork, global_store=config.global_store)
     session_start = providers.Factory(build_session_start, __self__)
 

@@ -13,7 +13,6 @@ from memory_core.ports.embedder import Embedder
 from memory_core.space import EmbeddingSpace
 
 Builder = Callable[[str, str], Embedder]
-CLOUD_KEYS = {"gemini": "GEMINI_API_KEY", "voyage": "VOYAGE_API_KEY", "openai": "OPENAI_API_KEY"}
 
 
 def build_embedder(provider: str, model: str, model_cache: Optional[str] = None,
@@ -77,7 +76,6 @@ class EmbeddingPlan:
     query: Optional[Embedder] = None
     target: Optional[Embedder] = None
     problem: str = ""
-    reembed: bool = False
 
 
 def _try(builder: Builder, provider: str, model: str) -> tuple[Optional[Embedder], str]:
@@ -96,7 +94,7 @@ def plan_embedding(configured: str, model: str, pinned: Optional[EmbeddingSpace]
     - `none`: no vectors at all.
     - `auto`: a pinned database keeps its space; a new one gets local, else gemini, else none.
     - explicit provider: writes go to that provider; if the database is pinned elsewhere, queries keep
-      using the pinned space until the re-embed completes (`reembed=True`).
+      using the pinned space until the re-embed completes.
     """
     if configured == "none":
         return EmbeddingPlan(problem="memory_embedding_provider is none")
@@ -116,4 +114,4 @@ def plan_embedding(configured: str, model: str, pinned: Optional[EmbeddingSpace]
     if pinned is None or (target is not None and EmbeddingSpace.of(target) == pinned):
         return EmbeddingPlan(query=target, target=target, problem=problem)
     query, old_problem = _try(builder, pinned.provider, pinned.model)
-    return EmbeddingPlan(query=query, target=target, problem=old_problem or problem, reembed=target is not None)
+    return EmbeddingPlan(query=query, target=target, problem=old_problem or problem)

@@ -108,11 +108,11 @@ class HookWiring:
 
     def importer(self):
         """The markdown importer (first session of a project only), with local keyword labels."""
+        from memory_adapters.git_project_layout import GitProjectLayout
         from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
-        from memory_adapters.project_identity import project_identity
         from memory_apps.keyword_setup import build_keyword_tiers
         from memory_core.usecases.importing import ImportKnowledgeBank
 
         local_keywords = self._once("local_keywords", lambda: build_keyword_tiers("local"))
         return ImportKnowledgeBank(reader=MarkdownKnowledgeBankReader(), store=self.store(), clock=self.clock(),
-                                   keywords=local_keywords, identify=project_identity)
+                                   layout=GitProjectLayout(), keywords=local_keywords)

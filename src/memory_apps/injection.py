@@ -53,12 +53,13 @@ def _now() -> datetime:
 def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: Optional[str] = None) -> str:
     """The reference markdown-only injector; with a reason, adds a diagnostic line saying why it ran (and the
     data fence under it, as every fallback block has)."""
-    from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
+    from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader, project_bank
     from memory_core.legacy import format_legacy, legacy_select, tracking_record
     from memory_core.usecases.importing import read_sources
 
     reader = MarkdownKnowledgeBankReader(warn_unknown=False)
-    selected = legacy_select(read_sources(reader, request.project_root, request.global_store), request.limit)
+    sources = read_sources(reader, project_bank(request.project_root), request.global_store)
+    selected = legacy_select(sources, request.limit)
     if not selected:
         return ""
     diagnostic = None

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from memory_adapters.extractive_keyword_generator import LocalExtractiveKeywordGenerator
 from memory_core.errors import KeywordGenerationError
 from memory_core.keyword_tiers import Tier, TieredKeywords
+
+
+def warn_on_stderr(message: str) -> None:
+    """Show a keyword tier's failure or timeout to the user (the core only reports it)."""
+    print(f"iflow-memory: {message}", file=sys.stderr)
 
 
 def _haiku() -> list[Tier]:
@@ -34,15 +40,19 @@ def build_keyword_tiers(provider: str) -> TieredKeywords:
     claude: keywords from the session only, then local. haiku / ollama: that tier, then local.
     local: local only. off: none (entries are stored without keywords).
     """
+    return TieredKeywords(_tiers(provider), warn=warn_on_stderr)
+
+
+def _tiers(provider: str) -> list[Tier]:
     local = [Tier("local", LocalExtractiveKeywordGenerator(), in_process=True)]
     if provider == "off":
-        return TieredKeywords([])
+        return []
     if provider == "haiku":
-        return TieredKeywords(_haiku() + local)
+        return _haiku() + local
     if provider == "ollama":
-        return TieredKeywords(_ollama() + local)
+        return _ollama() + local
     if provider in ("claude", "local"):
-        return TieredKeywords(local)
+        return local
     tiers = _haiku() if os.environ.get("ANTHROPIC_API_KEY") else []
     tiers += _ollama() if os.environ.get("OLLAMA_HOST") else []
-    return TieredKeywords(tiers + local)
+    return tiers + local

@@ -61,10 +61,3 @@ def document_text(name: str, description: str, reasoning: str, keywords: Sequenc
     if keywords:
         parts.append("Keywords: " + ", ".join(keywords))
     return "\n".join(parts)
-
-
-def vector_bytes(vector: Sequence[float]) -> bytes:
-    """Serialise a vector as little-endian float32 (design TD2: 4 bytes per dimension)."""
-    import struct
-
-    return struct.pack(f"<{len(vector)}f", *vector)

@@ -28,10 +28,6 @@ class ForeignDatabase(DatabaseCorrupt):
     """The file is a sound SQLite database that holds another program's tables: moved aside, never migrated."""
 
 
-class ConfigError(MemoryCoreError):
-    """A configuration value is invalid."""
-
-
 class EmbeddingError(MemoryCoreError):
     """An embedding provider failed."""
 

@@ -6,11 +6,10 @@ a morphological variant of a word there, which `stem` decides (pinning/pin, pars
 from __future__ import annotations
 
 import re
-import sys
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from memory_core.deadline import MonotonicTicker, Ticker
 from memory_core.keywords import MIN_KEYWORDS, clean_keywords
@@ -145,14 +144,22 @@ class Tier:
     thread, so an import on a session's clock adds no thread beside the embedding worker."""
 
 
+def _ignore(message: str) -> None:
+    """The default warning sink: the core says what went wrong, the caller decides whether anyone sees it."""
+
+
 class TieredKeywords:
-    """Tries each tier with a timeout; a tier counts only if >= 3 valid keywords are grounded in the text."""
+    """Tries each tier with a timeout; a tier counts only if >= 3 valid keywords are grounded in the text.
+
+    A tier that fails or times out is reported to `warn` (e.g. "keyword tier haiku timed out"), and the next
+    tier answers."""
 
     def __init__(self, tiers: Sequence[Tier], timeout_s: float = TIER_TIMEOUT_S,
-                 ticker: Optional[Ticker] = None) -> None:
+                 ticker: Optional[Ticker] = None, warn: Callable[[str], None] = _ignore) -> None:
         self._tiers = list(tiers)
         self._timeout_s = timeout_s
         self._ticker: Ticker = ticker if ticker is not None else MonotonicTicker()
+        self._warn = warn
 
     def generate(self, name: str, description: str, reasoning: str, category: str,
                  supplied: Sequence[str] = ()) -> list[str]:
@@ -180,7 +187,7 @@ class TieredKeywords:
             try:
                 return list(tier.generator.generate(name, description, reasoning, category))
             except Exception as exc:  # noqa: BLE001 - a failing tier falls through to the next one
-                print(f"iflow-memory: keyword tier {tier.name} failed: {type(exc).__name__}", file=sys.stderr)
+                self._warn(f"keyword tier {tier.name} failed: {type(exc).__name__}")
                 return None
         done = threading.Event()
         outcome: dict[str, object] = {}
@@ -196,7 +203,7 @@ class TieredKeywords:
         # One thread per call, never joined: an abandoned tier finishes (or hangs) on its own.
         threading.Thread(target=call, name=f"keyword-tier-{tier.name}", daemon=True).start()  # never outlives the app
         if not self._ticker.wait(done, self._timeout_s):
-            print(f"iflow-memory: keyword tier {tier.name} timed out", file=sys.stderr)
+            self._warn(f"keyword tier {tier.name} timed out")
             return None
         error = outcome.get("error")
         if error is None:
@@ -204,5 +211,5 @@ class TieredKeywords:
         if not isinstance(error, Exception):
             raise error  # type: ignore[misc]  # KeyboardInterrupt, SystemExit: not a tier failure
         # A failing tier falls through to the next one.
-        print(f"iflow-memory: keyword tier {tier.name} failed: {type(error).__name__}", file=sys.stderr)
+        self._warn(f"keyword tier {tier.name} failed: {type(error).__name__}")
         return None

@@ -6,16 +6,28 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Optional
-
-if TYPE_CHECKING:
-    from memory_core.models import EntryDraft
+from typing import Any, Literal, NamedTuple, Optional, Protocol
 
 CATEGORIES: tuple[str, ...] = ("anti-patterns", "heuristics", "patterns")
 """Categories in the order the memory block shows them (anti-patterns first, patterns last)."""
 
 CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
 SOURCES = ("retro", "session-capture", "manual", "import")
+"""Where an entry came from (the `Source` values the models accept)."""
+
+
+class ValidatedDraft(Protocol):
+    """What `Entry.from_draft` reads of a validated draft (`memory_core.models.EntryDraft`, which imports this
+    module: a structural type keeps the two modules out of each other's imports)."""
+
+    @property
+    def entry_id(self) -> str:
+        """The content hash the entry is stored under."""
+        ...
+
+    def model_dump(self) -> dict[str, Any]:
+        """Every field of the draft as plain data."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -42,7 +54,7 @@ class Entry:
     has_embedding: bool = False
 
     @classmethod
-    def from_draft(cls, draft: "EntryDraft", now: datetime) -> "Entry":
+    def from_draft(cls, draft: ValidatedDraft, now: datetime) -> "Entry":
         """Build a new entry from a validated draft, with its content-hash id and timestamps."""
         return cls(**draft.model_dump(), id=draft.entry_id, created_at=now, updated_at=now)
 

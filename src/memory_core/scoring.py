@@ -46,15 +46,6 @@ def prominence(entry: Entry, max_observations: int, now: datetime) -> float:
     )
 
 
-def normalise(raw: Mapping[str, float]) -> dict[str, float]:
-    """Divide by the maximum (negatives count as 0); identical positive scores all become 1.0."""
-    clipped = {key: max(value, 0.0) for key, value in raw.items()}
-    top = max(clipped.values(), default=0.0)
-    if top <= 0.0:
-        return {key: 0.0 for key in clipped}
-    return {key: value / top for key, value in clipped.items()}
-
-
 def effective_weights(weights: Weights, vector_active: bool, keyword_active: bool) -> Weights:
     """Zero the weights of inactive signals and redistribute them proportionally to the rest."""
     vector = weights.vector if vector_active else 0.0

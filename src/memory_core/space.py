@@ -1,35 +1,18 @@
-"""The embedding space a database is pinned to (provider, model, dimensions in `_metadata`)."""
+"""The embedding space a database is pinned to (provider, model, dimensions in `_metadata`). The space itself,
+`EmbeddingSpace`, lives beside the Embedder port (the ports exchange it) and is re-exported here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
-from memory_core.ports.embedder import Embedder
+from memory_core.ports.embedder import EmbeddingSpace
 from memory_core.ports.entry_store import EntryStore
+
+__all__ = ["EmbeddingSpace", "pin_space", "pinned_space", "staged_space"]
 
 PROVIDER_KEY = "embedding_provider"
 MODEL_KEY = "embedding_model"
 DIMENSIONS_KEY = "embedding_dimensions"
-
-
-@dataclass(frozen=True)
-class EmbeddingSpace:
-    """One vector space: vectors are only comparable within the same space."""
-
-    provider: str
-    model: str
-    dimensions: int
-
-    @classmethod
-    def of(cls, embedder: Embedder) -> "EmbeddingSpace":
-        """The space an embedder produces vectors in."""
-        return cls(embedder.provider_name, embedder.model_name, int(embedder.dimensions))
-
-    @property
-    def label(self) -> str:
-        """Human-readable name, e.g. 'local/all-MiniLM-L6-v2 (384d)'."""
-        return f"{self.provider}/{self.model} ({self.dimensions}d)"
 
 
 def pinned_space(store: EntryStore) -> Optional[EmbeddingSpace]:

@@ -7,12 +7,18 @@ from datetime import timedelta
 
 import pytest
 
+from memory_adapters.float32_vectors import pack_vector
 from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_core.models import EntryDraft
 from memory_core.ports import EmbeddingStore, EntryStore, KeywordIndex
-from tests.fakes import T0, InMemoryEntryStore, pack
+from tests.fakes import T0, InMemoryEntryStore
 
 UNKNOWN_ID = "0123456789abcdef"
+
+
+def import_one(store, entry: EntryDraft, now, updated_at=None):
+    """What importing one markdown entry did: a batch of one through `import_entries`."""
+    return store.import_entries([(entry, updated_at)], now)[0]
 
 
 def draft(description: str = "Use WAL mode so readers never block the writer", **fields) -> EntryDraft:
@@ -143,73 +149,72 @@ class EntryStoreContract:
         assert len(store.pending_ids(1)) == 1
         assert list(store.vectors()) == []
         assert store.get(a).has_embedding is False
-        blob = pack([0.5, -1.0, 2.0])
-        store.set_vector(a, blob)
-        assert [(i, bytes(v)) for i, v in store.vectors()] == [(a, blob)]
+        store.set_vector(a, [0.5, -1.0, 2.0])
+        assert [(i, bytes(v)) for i, v in store.vectors()] == [(a, pack_vector([0.5, -1.0, 2.0]))]
         assert store.pending_ids(10) == [b]
         assert store.get(a).has_embedding is True
         assert {e.id: e.has_embedding for e in store.all_entries()} == {a: True, b: False}
 
     def test_deleting_an_entry_drops_its_vector(self, store):
         entry_id = store.upsert(draft(), T0).entry_id
-        store.set_vector(entry_id, pack([1.0, 0.0]))
+        store.set_vector(entry_id, [1.0, 0.0])
         store.delete(entry_id)
         assert list(store.vectors()) == []
 
     def test_vectors_only_belong_to_stored_entries(self, store):
         # vectors() promises "every entry with a vector": a vector for an id never stored is not an entry's.
-        store.set_vector(UNKNOWN_ID, pack([1.0, 0.0]))
+        store.set_vector(UNKNOWN_ID, [1.0, 0.0])
         assert [i for i, _ in store.vectors()] == []
         assert store.get(UNKNOWN_ID) is None
 
     # -- import -----------------------------------------------------------------------------
     def test_import_new_then_unchanged(self, store):
-        first = store.import_entry(draft(observation_count=2), T0)
+        first = import_one(store, draft(observation_count=2), T0)
         assert first.status == "new"
         entry = store.get(first.entry_id)
         assert entry.source == "import" and entry.observation_count == 2
-        again = store.import_entry(draft(observation_count=2), T0 + timedelta(days=1))
+        again = import_one(store, draft(observation_count=2), T0 + timedelta(days=1))
         assert again.status == "unchanged"
         entry = store.get(first.entry_id)
         assert entry.observation_count == 2 and entry.updated_at == T0
 
     def test_import_with_more_observations_updates_counters(self, store):
-        entry_id = store.import_entry(draft(observation_count=2, confidence="low"), T0).entry_id
+        entry_id = import_one(store, draft(observation_count=2, confidence="low"), T0).entry_id
         later = T0 + timedelta(days=2)
-        assert store.import_entry(draft(observation_count=5, confidence="high"), T0, updated_at=later).status \
+        assert import_one(store, draft(observation_count=5, confidence="high"), T0, updated_at=later).status \
             == "updated"
         entry = store.get(entry_id)
         assert entry.observation_count == 5 and entry.confidence == "high" and entry.updated_at == later
 
     def test_import_with_fewer_observations_is_unchanged(self, store):
-        entry_id = store.import_entry(draft(observation_count=5), T0).entry_id
-        assert store.import_entry(draft(observation_count=1), T0).status == "unchanged"
+        entry_id = import_one(store, draft(observation_count=5), T0).entry_id
+        assert import_one(store, draft(observation_count=1), T0).status == "unchanged"
         assert store.get(entry_id).observation_count == 5
 
     def test_import_never_bumps_an_entry_written_by_upsert(self, store):
         entry_id = store.upsert(draft(), T0).entry_id
-        assert store.import_entry(draft(), T0).status == "unchanged"
+        assert import_one(store, draft(), T0).status == "unchanged"
         assert store.get(entry_id).observation_count == 1 and store.count() == 1
 
     def test_import_fills_missing_keywords(self, store):
-        entry_id = store.import_entry(draft(), T0).entry_id
-        assert store.import_entry(draft(keywords=["sqlite-wal"]), T0).status == "updated"
+        entry_id = import_one(store, draft(), T0).entry_id
+        assert import_one(store, draft(keywords=["sqlite-wal"]), T0).status == "updated"
         assert store.get(entry_id).keywords == ["sqlite-wal"]
 
     def test_import_uses_updated_at_for_new_entries(self, store):
         marked = T0 - timedelta(days=30)
-        entry = store.get(store.import_entry(draft(), T0, updated_at=marked).entry_id)
+        entry = store.get(import_one(store, draft(), T0, updated_at=marked).entry_id)
         assert entry.created_at == T0 and entry.updated_at == marked
 
 
     # -- ranking fields (the session-start hot path) -----------------------------------------
     def test_ranking_stats_carry_each_entrys_ranking_fields(self, store):
         old = T0 - timedelta(days=45, hours=3)
-        first = store.import_entry(draft(observation_count=3, confidence="high"), T0, updated_at=old).entry_id
+        first = import_one(store, draft(observation_count=3, confidence="high"), T0, updated_at=old).entry_id
         second = store.upsert(draft("Keep golden files small", category="anti-patterns", confidence="low"),
                                T0).entry_id
         store.record_recall([second], T0)
-        store.set_vector(first, pack([1.0, 0.0]))
+        store.set_vector(first, [1.0, 0.0])
         stats = {s.id: s for s in store.ranking_stats()}
         assert set(stats) == {first, second}
         assert stats[first] == (first, "patterns", 3, "high", 0, old.timestamp(), True)

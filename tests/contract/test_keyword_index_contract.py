@@ -106,7 +106,7 @@ class KeywordIndexContract:
     def test_recall_and_vectors_do_not_disturb_the_index(self, store):
         entry_id = add(store, "Retry with jitter", keywords=["backoff"])
         store.record_recall([entry_id], T0)
-        store.set_vector(entry_id, b"\x00" * 8)
+        store.set_vector(entry_id, [0.0, 0.0])
         assert set(search(store, "backoff jitter")) == {entry_id}
 
     def test_switched_off_index_says_so_and_finds_nothing(self, tmp_path):

@@ -11,7 +11,7 @@ import pytest
 from memory_adapters.numpy_vector_index import NumpyVectorIndex
 from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_core.models import EntryDraft
-from tests.fakes import T0, pack
+from tests.fakes import T0
 
 DIMS = 4
 
@@ -19,7 +19,7 @@ DIMS = 4
 def put(store: SqliteEntryStore, name: str, description: str, vector=None) -> str:
     entry_id = store.upsert(EntryDraft(name=name, description=description, category="patterns"), T0).entry_id
     if vector is not None:
-        store.set_vector(entry_id, pack(vector))
+        store.set_vector(entry_id, vector)
     return entry_id
 
 

@@ -124,9 +124,9 @@ def test_index_stays_consistent_through_every_write(db):
     gone = upsert(store, "Cache wheels", keywords=["pip-cache"])
     upsert(store, "pin TOOL versions", keywords=["toolchain"], reasoning="drift broke CI")
     store.record_recall([keep, gone], T0)
-    store.set_vector(keep, b"\x00" * 16)
-    store.import_entry(EntryDraft(name="n", description="Cache wheels", category="heuristics",
-                                  observation_count=4), T0)
+    store.set_vector(keep, [0.0] * 4)
+    store.import_entries([(EntryDraft(name="n", description="Cache wheels", category="heuristics",
+                                      observation_count=4), None)], T0)
     store.delete(gone)
     assert fts_consistent(db)
     assert find(store, "toolchain drift") == {keep} and find(store, "reproducible cache wheels") == set()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from memory_adapters.float32_vectors import pack_vector
 from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_core.models import EntryDraft
-from memory_core.ports.entry_store import StagingVectorStore
+from memory_core.ports.staging_vector_store import StagingVectorStore
 from memory_core.space import EmbeddingSpace, pin_space, pinned_space, staged_space
-from tests.fakes import T0, InMemoryEntryStore, pack
+from tests.fakes import T0, InMemoryEntryStore
 
 OLD = EmbeddingSpace("fake", "old-model", 2)
 NEW = EmbeddingSpace("fake", "new-model", 3)
@@ -16,12 +17,12 @@ OTHER = EmbeddingSpace("other", "other-model", 4)
 UNKNOWN_ID = "0123456789abcdef"
 
 
-def old_vec(i: int) -> bytes:
-    return pack([float(i), 1.0])
+def old_vec(i: int) -> list[float]:
+    return [float(i), 1.0]
 
 
-def new_vec(i: int) -> bytes:
-    return pack([float(i), 2.0, 3.0])
+def new_vec(i: int) -> list[float]:
+    return [float(i), 2.0, 3.0]
 
 
 class StagingStoreContract:
@@ -50,10 +51,11 @@ class StagingStoreContract:
         return [e.id for e in store.all_entries()]
 
     def stage_all(self, store) -> dict[str, bytes]:
+        """Stage a NEW vector for every entry; return them as `vectors()` yields them once promoted."""
         staged = {entry_id: new_vec(i) for i, entry_id in enumerate(self.ids(store))}
-        for entry_id, blob in staged.items():
-            store.set_staged_vector(entry_id, blob)
-        return staged
+        for entry_id, vector in staged.items():
+            store.set_staged_vector(entry_id, vector)
+        return {entry_id: pack_vector(vector) for entry_id, vector in staged.items()}
 
     def test_implements_the_port(self, store):
         assert isinstance(store, StagingVectorStore)
@@ -108,7 +110,7 @@ class StagingStoreContract:
         assert store.unstaged_ids(10) == [late]
         store.set_staged_vector(late, new_vec(99))
         assert store.promote_staged(NEW) is True
-        assert dict(store.vectors()) == {**staged, late: new_vec(99)}
+        assert dict(store.vectors()) == {**staged, late: pack_vector(new_vec(99))}
 
     def test_promotion_swaps_vectors_pins_the_space_and_clears_the_staging(self, store):
         store.start_staging(NEW)

@@ -8,7 +8,6 @@ import os
 import socket
 import sqlite3
 import stat
-import struct
 import subprocess
 from pathlib import Path
 from typing import Optional
@@ -195,7 +194,7 @@ def test_slow_embedding_provider_degrades_within_the_hook_budget(tmp_path, home)
                        ("embedding_dimensions", "768")):
         db.set_metadata(key, value)
     for n, entry in enumerate(db.all_entries()):
-        db.set_vector(entry.id, struct.pack("<768f", *([0.0] * n + [1.0] + [0.0] * (767 - n))))
+        db.set_vector(entry.id, [0.0] * n + [1.0] + [0.0] * (767 - n))
     db.close()
     write_settings(project, embedding_provider="ollama")
     silent = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

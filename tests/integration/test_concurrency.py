@@ -12,7 +12,6 @@ import os
 import queue
 import random
 import sqlite3
-import struct
 import subprocess
 import time
 from datetime import datetime, timezone
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_adapters.float32_vectors import pack_vector
 from memory_core.hashing import content_hash
 from tests.integration._helpers import PYTHON, app_env, db_rows
 
@@ -45,12 +45,12 @@ def _draft(index: int, worker: int):
                       reasoning=f"Observed by worker {worker}.", category=CATEGORIES[index % 3], source="retro")
 
 
-def _vector(worker: int, step: int) -> bytes:
-    return struct.pack(f"<{REEMBED_DIMS}f", float(worker), float(step), 0.5, -0.5)
+def _vector(worker: int, step: int) -> list[float]:
+    return [float(worker), float(step), 0.5, -0.5]
 
 
-def _staged_vector(index: int) -> bytes:
-    return struct.pack(f"<{REEMBED_DIMS}f", -1.0, float(index), 0.25, 0.75)
+def _staged_vector(index: int) -> list[float]:
+    return [-1.0, float(index), 0.25, 0.75]
 
 
 def plan(worker: int) -> list[tuple]:
@@ -176,7 +176,7 @@ def test_four_processes_times_two_hundred_mixed_writes_lose_nothing(tmp_path):
     # Expected totals straight from the plans.
     observations = [1] * len(POOL)
     recalls = [0] * len(POOL)
-    vectors: dict[int, set[bytes]] = {i: {_staged_vector(i)} for i in range(len(POOL))}
+    vectors: dict[int, set[bytes]] = {i: {pack_vector(_staged_vector(i))} for i in range(len(POOL))}
     meta: dict[str, str] = {}
     for worker in range(WORKERS):
         for op in plan(worker):
@@ -186,7 +186,7 @@ def test_four_processes_times_two_hundred_mixed_writes_lose_nothing(tmp_path):
                 for index in op[1]:
                     recalls[index] += 1
             elif op[0] == "vector":
-                vectors[op[1]].add(_vector(worker, op[2]))
+                vectors[op[1]].add(pack_vector(_vector(worker, op[2])))
             else:
                 meta[f"stress:{worker}:{op[1]}"] = f"{worker}-{op[1]}"
 

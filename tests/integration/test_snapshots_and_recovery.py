@@ -46,7 +46,7 @@ def test_a_rebuild_keeps_what_only_the_database_knew(tmp_path):
     sqlite_store = service.container.store()
     sqlite_store.record_recall([kept], NOW)
     sqlite_store.record_recall([kept], NOW)
-    sqlite_store.set_vector(kept, b"\x00\x00\x80\x3f" * 4)
+    sqlite_store.set_vector(kept, [1.0] * 4)
     labels = service.get(kept).keywords
     assert labels
     assert service.delete(early_gone)

@@ -53,7 +53,7 @@ def space(embedder) -> EmbeddingSpace:
 
 def test_none_means_no_embedders_and_says_so(builder, no_auto):
     plan = plan_embedding("none", "", GEMINI, builder)
-    assert (plan.query, plan.target, plan.reembed) == (None, None, False)
+    assert (plan.query, plan.target) == (None, None)
     assert "none" in plan.problem
     assert builder.calls == []
 
@@ -63,14 +63,14 @@ def test_auto_with_a_pinned_space_builds_only_the_pinned_provider(builder, no_au
     assert builder.calls == [("gemini", "gemini-default")]
     assert plan.query is plan.target
     assert space(plan.query) == GEMINI
-    assert (plan.reembed, plan.problem) == (False, "")
+    assert plan.problem == ""
 
 
 def test_auto_never_reembeds_even_when_the_pinned_provider_is_gone(builder, no_auto):
     pinned = EmbeddingSpace("broken", "old-model", 4)
     plan = plan_embedding("auto", "", pinned, builder)
     assert builder.calls == [("broken", "old-model")]
-    assert (plan.query, plan.target, plan.reembed) == (None, None, False)
+    assert (plan.query, plan.target) == (None, None)
     assert "broken unavailable" in plan.problem and "no API key set" in plan.problem
 
 
@@ -81,13 +81,13 @@ def test_auto_on_a_new_database_uses_the_auto_provider(builder, monkeypatch, pro
     assert builder.calls == [(provider, "")]
     assert plan.query is plan.target
     assert space(plan.target).provider == provider
-    assert (plan.reembed, plan.problem) == (False, "")
+    assert plan.problem == ""
 
 
 def test_auto_on_a_new_database_without_any_provider(builder, monkeypatch):
     monkeypatch.setattr(embedding_setup, "auto_provider", lambda: None)
     plan = plan_embedding("auto", "", None, builder)
-    assert (plan.query, plan.target, plan.reembed) == (None, None, False)
+    assert (plan.query, plan.target) == (None, None)
     assert "no embedding provider" in plan.problem
     assert builder.calls == []
 
@@ -98,14 +98,14 @@ def test_explicit_provider_of_the_pinned_space_does_not_reembed(builder, no_auto
     assert builder.calls == [("gemini", model)]
     assert plan.query is plan.target
     assert space(plan.query) == GEMINI
-    assert (plan.reembed, plan.problem) == (False, "")
+    assert plan.problem == ""
 
 
 def test_explicit_other_provider_queries_the_pinned_space_and_writes_the_new_one(builder, no_auto):
     plan = plan_embedding("gemini", "", LOCAL, builder)
     assert space(plan.query) == LOCAL
     assert space(plan.target) == GEMINI
-    assert (plan.reembed, plan.problem) == (True, "")
+    assert plan.problem == ""
     assert sorted(builder.calls) == [("gemini", ""), ("local", "local-default")]
 
 
@@ -113,21 +113,19 @@ def test_explicit_other_model_of_the_same_provider_is_another_space(builder, no_
     plan = plan_embedding("gemini", "gemini-large", GEMINI, builder)
     assert space(plan.query) == GEMINI
     assert space(plan.target) == EmbeddingSpace("gemini", "gemini-large", 12)
-    assert plan.reembed is True
 
 
 def test_explicit_provider_on_a_new_database_serves_both(builder, no_auto):
     plan = plan_embedding("voyage", "", None, builder)
     assert builder.calls == [("voyage", "")]
     assert plan.query is plan.target and space(plan.query).provider == "voyage"
-    assert plan.reembed is False
 
 
 def test_without_a_target_only_the_pinned_provider_is_built(builder, no_auto):
     plan = plan_embedding("gemini", "", LOCAL, builder, want_target=False)
     assert builder.calls == [("local", "local-default")]  # the hook never pays for the new provider
     assert space(plan.query) == LOCAL
-    assert (plan.target, plan.reembed) == (None, False)
+    assert plan.target is None
 
 
 def test_pinned_provider_unavailable_leaves_no_query_but_keeps_the_target(builder, no_auto):
@@ -136,13 +134,12 @@ def test_pinned_provider_unavailable_leaves_no_query_but_keeps_the_target(builde
     assert plan.query is None
     assert "broken unavailable" in plan.problem and "no API key set" in plan.problem
     assert space(plan.target) == GEMINI
-    assert plan.reembed is True
 
 
 def test_new_provider_unavailable_keeps_queries_on_the_pinned_space(builder, no_auto):
     plan = plan_embedding("broken", "", GEMINI, builder)
     assert space(plan.query) == GEMINI
-    assert (plan.target, plan.reembed) == (None, False)
+    assert plan.target is None
     assert "broken unavailable" in plan.problem
 
 

@@ -24,7 +24,7 @@ import pytest
 onnxruntime = pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")
 
-from memory_adapters import onnx_model_cache  # noqa: E402
+from memory_adapters import file_identity, onnx_model_cache  # noqa: E402
 from memory_adapters.local_embedder import LocalOnnxEmbedder, bundled_model_path  # noqa: E402
 from memory_adapters.onnx_model_cache import CACHE_SUBDIR  # noqa: E402
 
@@ -112,14 +112,14 @@ class HashSpy:
 
     def __init__(self, monkeypatch) -> None:
         self.files: list[tuple[int, int]] = []
-        real = onnx_model_cache._sha256_fd
+        real = file_identity.sha256_fd
 
         def spy(fd):
             info = os.fstat(fd)
             self.files.append((info.st_dev, info.st_ino))
             return real(fd)
 
-        monkeypatch.setattr(onnx_model_cache, "_sha256_fd", spy)
+        monkeypatch.setattr(file_identity, "sha256_fd", spy)
 
     def names(self, *paths: Path) -> list[str]:
         """The names of those of `paths` that were hashed, in the order they were."""
@@ -300,9 +300,9 @@ def test_a_file_with_a_new_identity_is_hashed_and_its_identity_recorded_once_set
     manifest = read_manifest(entry)
     embed(cache_dir=str(cache))
     assert spy.kinds == ["cache"] and hashes.names(weights, graph) == ["weights.bin"]
-    assert read_manifest(entry) == manifest, "a file changed less than _SETTLE_NS ago is not vouched for"
+    assert read_manifest(entry) == manifest, "a file changed less than SETTLE_NS ago is not vouched for"
 
-    monkeypatch.setattr(onnx_model_cache, "_SETTLE_NS", 0)
+    monkeypatch.setattr(file_identity, "SETTLE_NS", 0)
     spy.kinds.clear()
     hashes.files.clear()
     embed(cache_dir=str(cache))
@@ -321,7 +321,7 @@ def test_a_source_with_a_new_identity_is_hashed_and_finds_its_entry(cache, tmp_p
     model_dir = tmp_path / "model"
     model_dir.mkdir()
     shutil.copyfile(SOURCE, model_dir / "model.onnx")  # same bytes, another file
-    monkeypatch.setattr(onnx_model_cache, "_SETTLE_NS", 0)
+    monkeypatch.setattr(file_identity, "SETTLE_NS", 0)
     spy, hashes = LoadSpy(monkeypatch, model_dir / "model.onnx"), HashSpy(monkeypatch)
     embed(cache_dir=str(cache), model_dir=str(model_dir))
     assert spy.kinds == ["cache"] and hashes.names(model_dir / "model.onnx") == ["model.onnx"]
@@ -467,7 +467,7 @@ def test_without_writing_a_valid_entry_is_used_unread(cache, monkeypatch, refere
 def test_without_writing_a_file_with_a_new_identity_is_hashed_and_nothing_recorded(cache, monkeypatch):
     weights = only_entry(cache) / "weights.bin"
     os.utime(weights, ns=(0, 10**18))
-    monkeypatch.setattr(onnx_model_cache, "_SETTLE_NS", 0)
+    monkeypatch.setattr(file_identity, "SETTLE_NS", 0)
     before = snapshot(cache)
     spy, hashes = LoadSpy(monkeypatch, SOURCE), HashSpy(monkeypatch)
     embed(cache_dir=str(cache), write=False)

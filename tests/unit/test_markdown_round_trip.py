@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from memory_adapters.git_project_layout import GitProjectLayout
 from memory_adapters.markdown_audit_trail import (GLOBAL_HEADER, LOCAL_HEADER, MarkdownAuditTrail, entry_block,
                                                   remove_block, upsert_block)
 from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader, block_spans, parse_block, split_blocks
@@ -122,7 +123,7 @@ def test_a_database_rebuilt_from_the_markdown_holds_the_same_entries(tmp_path):
         trail.record(original.get(original.upsert(draft, T0).entry_id))
     fresh = SqliteEntryStore(str(tmp_path / "rebuilt.db"))
 
-    report = ImportKnowledgeBank(MarkdownKnowledgeBankReader(), fresh, FakeClock()).run(
+    report = ImportKnowledgeBank(MarkdownKnowledgeBankReader(), fresh, FakeClock(), GitProjectLayout()).run(
         str(tmp_path / PROJECT), str(store_dir))
 
     assert (report.new, report.skipped) == (4, 0)

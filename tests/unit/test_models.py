@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 from pydantic import ValidationError
 
-from memory_core.models import Entry, EntryDraft
+from memory_core.models import Category, Confidence, Entry, EntryDraft, Source
+from memory_core.records import CATEGORIES, CONFIDENCE_RANK, SOURCES
 from tests.fakes import T0
 
 VALID = {"name": "Read before write", "description": "Read the file before editing it.", "category": "heuristics"}
@@ -81,3 +84,10 @@ def test_a_keyword_that_is_a_secret_only_in_lower_case_is_dropped_at_once():
     assert draft.keywords == ["wal"]
     assert EntryDraft(**draft.model_dump()).keywords == draft.keywords
     assert clean_keywords([token, "wal"]) == ["wal"]
+
+
+def test_the_values_a_draft_accepts_are_the_ones_the_records_and_the_store_check():
+    # The SQLite store revalidates rows against the records' tuples: a value one side accepts, the other must too.
+    assert get_args(Source) == SOURCES
+    assert sorted(get_args(Category)) == sorted(CATEGORIES)
+    assert sorted(get_args(Confidence)) == sorted(CONFIDENCE_RANK)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import struct
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.embedding import NormalisingEmbedder, l2_normalise, vector_bytes
+from memory_core.embedding import NormalisingEmbedder, l2_normalise
 from memory_core.errors import EmbeddingError, RateLimited
 from memory_core.models import EntryDraft
 from memory_core.usecases.embed_pending import EmbedPending
@@ -95,19 +94,6 @@ def test_a_provider_returning_the_wrong_number_of_vectors_is_an_error(extra):
        .filter(lambda v: norm(v) > 1e-6))
 def test_any_finite_nonzero_vector_normalises_to_unit_length(values):
     assert math.isclose(norm(l2_normalise(values, len(values))), 1.0, rel_tol=1e-9)
-
-
-@settings(max_examples=200)
-@given(st.lists(st.floats(width=32, allow_nan=False, allow_infinity=False), max_size=64))
-def test_vector_bytes_round_trip_as_little_endian_float32(values):
-    blob = vector_bytes(values)
-    assert len(blob) == 4 * len(values)
-    assert list(struct.unpack(f"<{len(values)}f", blob)) == values
-
-
-def test_vector_bytes_is_little_endian():
-    assert vector_bytes([1.0]) == b"\x00\x00\x80\x3f"
-    assert vector_bytes([]) == b""
 
 
 def test_a_rate_limit_in_a_later_native_batch_keeps_the_earlier_native_batches():

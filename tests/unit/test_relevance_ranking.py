@@ -14,7 +14,7 @@ from memory_core.relevance_fusion import PassageSignals, RelevanceTuning, agreem
 from memory_core.scoring import Weights
 from memory_core.space import EmbeddingSpace, pin_space
 from memory_core.usecases.retrieve import RetrieveAndRank
-from tests.fakes import FakeClock, FakeVectorIndex, InMemoryEntryStore, T0, pack
+from tests.fakes import FakeClock, FakeVectorIndex, InMemoryEntryStore, T0
 
 DIMS = 4
 
@@ -38,7 +38,7 @@ def add(store, name, description, vector, references=(), observations=1, confide
     draft = EntryDraft(name=name, description=description, category="patterns", references=list(references),
                        observation_count=observations, confidence=confidence)
     entry_id = store.upsert(draft, T0).entry_id
-    store.set_vector(entry_id, pack(unit(*vector)))
+    store.set_vector(entry_id, unit(*vector))
     return entry_id
 
 

@@ -8,7 +8,7 @@ from memory_core.knowledge import KnowledgeEntry
 from memory_core.models import EntryDraft
 from memory_core.usecases.importing import ImportKnowledgeBank
 from memory_core.usecases.remember import Remember
-from tests.fakes import FakeClock, FakeKnowledgeBankReader, InMemoryEntryStore
+from tests.fakes import FakeClock, FakeKnowledgeBankReader, FakeProjectLayout, InMemoryEntryStore
 
 ROOT = "/projects/my-app"
 LOCAL = os.path.join(ROOT, "docs", "knowledge-bank")
@@ -53,7 +53,7 @@ def bank():
 
 def test_import_counts_new_entries_and_merges_duplicates():
     store = InMemoryEntryStore()
-    report = ImportKnowledgeBank(bank(), store, FakeClock()).run(ROOT, GLOBAL)
+    report = ImportKnowledgeBank(bank(), store, FakeClock(), FakeProjectLayout()).run(ROOT, GLOBAL)
     assert (report.new, report.updated, report.unchanged, report.skipped) == (4, 0, 0, 0)
     assert report.duplicates == 1
     assert store.count() == 4
@@ -64,7 +64,7 @@ def test_import_counts_new_entries_and_merges_duplicates():
 
 def test_import_tags_local_entries_with_the_project():
     store = InMemoryEntryStore()
-    ImportKnowledgeBank(bank(), store, FakeClock()).run(ROOT, GLOBAL)
+    ImportKnowledgeBank(bank(), store, FakeClock(), FakeProjectLayout()).run(ROOT, GLOBAL)
     by_name = {e.name: e for e in store.all_entries()}
     assert by_name["Local one"].source_project == "my-app"
     assert by_name["Global only"].source_project is None
@@ -72,7 +72,7 @@ def test_import_tags_local_entries_with_the_project():
 
 def test_reimport_changes_nothing():
     store, clock = InMemoryEntryStore(), FakeClock()
-    use = ImportKnowledgeBank(bank(), store, clock)
+    use = ImportKnowledgeBank(bank(), store, clock, FakeProjectLayout())
     use.run(ROOT, GLOBAL)
     before = {e.id: e for e in store.all_entries()}
     clock.advance(days=2)
@@ -84,7 +84,7 @@ def test_reimport_changes_nothing():
 def test_entry_with_empty_description_is_skipped_with_a_problem():
     reader = FakeKnowledgeBankReader({LOCAL: [ke("Empty one", "", "heuristics"), ke("Fine", "A real lesson.")]})
     store = InMemoryEntryStore()
-    report = ImportKnowledgeBank(reader, store, FakeClock()).run(ROOT, GLOBAL)
+    report = ImportKnowledgeBank(reader, store, FakeClock(), FakeProjectLayout()).run(ROOT, GLOBAL)
     assert (report.new, report.skipped) == (1, 1)
     assert len(report.problems) == 1
     assert "Empty one" in report.problems[0] and "description" in report.problems[0]

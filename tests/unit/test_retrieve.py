@@ -11,7 +11,7 @@ from memory_core.models import EntryDraft
 from memory_core.scoring import Weights
 from memory_core.space import EmbeddingSpace, pin_space
 from memory_core.usecases.retrieve import RetrieveAndRank
-from tests.fakes import FakeClock, FakeEmbedder, FakeVectorIndex, InMemoryEntryStore, T0, pack
+from tests.fakes import FakeClock, FakeEmbedder, FakeVectorIndex, InMemoryEntryStore, T0
 
 DIMS = 8
 CATS = ("anti-patterns", "heuristics", "patterns")
@@ -51,13 +51,13 @@ def ac1b_store():
     for i in range(20):
         eid = add(store, f"Parser lesson {i}", f"Parser note {i} about tokenising input", CATS[i % 3], obs=2 + i % 2)
         vec = unit([1.0, 0.3 + 0.01 * i] + [0.05] * (DIMS - 2))
-        store.set_vector(eid, pack(vec))
+        store.set_vector(eid, vec)
         parser_ids.append(eid)
     for i in range(30):
         topic = "deployment" if i < 20 else "testing"
         eid = add(store, f"{topic} lesson {i}", f"{topic} note {i} on rollout", CATS[i % 3], obs=2 + (i + 1) % 2)
         vec = unit([0.1 + 0.005 * i, 0.0] + [1.0 if j == i % (DIMS - 2) else 0.2 for j in range(DIMS - 2)])
-        store.set_vector(eid, pack(vec))
+        store.set_vector(eid, vec)
     pin_space(store, EmbeddingSpace("stub", "stub-model", DIMS))
     return store, parser_ids
 
@@ -103,7 +103,7 @@ def test_without_embedder_keyword_signal_runs_and_weights_redistribute():
 def test_embedder_in_another_space_is_not_used():
     store = small_store()
     for eid in store.entries:
-        store.set_vector(eid, pack(unit([1.0] * 64)))
+        store.set_vector(eid, unit([1.0] * 64))
     pin_space(store, EmbeddingSpace("fake", "fake-bow", 64))
     embedder = StubEmbedder(provider="other", model="other-model", dimensions=DIMS)
     result = RetrieveAndRank(store, FakeClock(), Weights(), keyword_index=store, embedder=embedder,
@@ -117,7 +117,7 @@ def test_embedder_in_another_space_is_not_used():
 def test_no_context_ranks_by_prominence_only_and_makes_no_query_embedding():
     store = small_store()
     for eid in store.entries:
-        store.set_vector(eid, pack(unit([1.0] * 64)))
+        store.set_vector(eid, unit([1.0] * 64))
     embedder = FakeEmbedder()
     pin_space(store, EmbeddingSpace.of(embedder))
     result = RetrieveAndRank(store, FakeClock(), Weights(), keyword_index=store, embedder=embedder,

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from memory_core.models import Entry, EntryDraft
 from memory_core.records import EntryStats
-from memory_core.scoring import Weights, effective_weights, final_scores, normalise, prominence, recency_decay
+from memory_core.scoring import Weights, effective_weights, final_scores, prominence, recency_decay
 from tests.fakes import T0
 
 
@@ -48,19 +48,6 @@ def test_prominence_confidence_levels_and_recall_cap():
     # obs 1/1 -> 1, recency 1, recall capped at 1.0
     assert prominence(low, 1, T0) == pytest.approx(0.3 + 0.2 * (1 / 3) + 0.3 + 0.2)
     assert prominence(medium, 1, T0) == pytest.approx(0.3 + 0.2 * (2 / 3) + 0.3 + 0.2)
-
-
-def test_normalise_divides_by_max_and_clips_negatives():
-    assert normalise({"a": 2.0, "b": 1.0, "c": -0.5}) == pytest.approx({"a": 1.0, "b": 0.5, "c": 0.0})
-
-
-def test_normalise_identical_positive_scores_all_become_one():
-    assert normalise({"a": 0.3, "b": 0.3}) == pytest.approx({"a": 1.0, "b": 1.0})
-
-
-def test_normalise_all_zero_or_negative_stays_zero():
-    assert normalise({"a": 0.0, "b": -1.0}) == {"a": 0.0, "b": 0.0}
-    assert normalise({}) == {}
 
 
 def test_effective_weights_redistribute_proportionally():

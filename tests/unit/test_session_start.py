@@ -23,8 +23,8 @@ from memory_core.usecases.session_start import (
     DEGRADED, IMPORT_RESERVE_S, OFF, SEMANTIC, SessionRequest, SessionStart,
 )
 from tests.fakes import (
-    FakeClock, FakeContextSource, FakeEmbedder, FakeKnowledgeBankReader, FakeSharedWork, FakeTicker,
-    FakeVectorIndex, InMemoryEntryStore, T0, pack,
+    FakeClock, FakeContextSource, FakeEmbedder, FakeKnowledgeBankReader, FakeProjectLayout, FakeSharedWork,
+    FakeTicker, FakeVectorIndex, InMemoryEntryStore, T0,
 )
 
 ROOT = "/work/projects/csv-app"
@@ -96,7 +96,7 @@ def stored(store: InMemoryEntryStore, count: int, embedder: FakeEmbedder = None,
                            category=CATS[i % 3])
         entry_id = store.upsert(draft, T0).entry_id
         if embedder is not None:
-            store.set_vector(entry_id, pack(embedder.embed_documents([draft.description])[0]))
+            store.set_vector(entry_id, embedder.embed_documents([draft.description])[0])
     if embedder is not None:
         pin_space(store, EmbeddingSpace.of(embedder))
         embedder.calls.clear()
@@ -120,7 +120,8 @@ class Session:
                                    embedder=embedder, vector_index=index, ranking=ranking)
         self.use_case = SessionStart(
             store=self.store, retrieve=retrieve,
-            importer=lambda: ImportKnowledgeBank(reader=self.reader, store=self.store, clock=clock),
+            importer=lambda: ImportKnowledgeBank(reader=self.reader, store=self.store, clock=clock,
+                                                 layout=FakeProjectLayout()),
             context_source=FakeContextSource(context), shared_work=self.shared, clock=clock,
             embedder=embedder, vector_index=index,
             embedder_problem="memory_embedding_provider is none")
@@ -296,7 +297,7 @@ def test_a_cached_query_vector_of_another_space_is_never_used():
 
     new = FakeEmbedder(dimensions=32, model_name="new-model")
     for entry_id in list(session.store.vectors_by_id):
-        session.store.set_vector(entry_id, pack([1.0] + [0.0] * 31))
+        session.store.set_vector(entry_id, [1.0] + [0.0] * 31)
     pin_space(session.store, EmbeddingSpace.of(new))
     switched = Session(store=session.store, embedder=new)
     answer = switched.run()

@@ -7,12 +7,13 @@ from memory_core.ports.entry_store import EmbeddingStore, EntryStore
 from memory_core.ports.keyword_generator import KeywordGenerator
 from memory_core.ports.keyword_index import KeywordIndex
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
+from memory_core.ports.project_layout import ProjectLayout
 from memory_core.ports.query_vector_cache import QueryVectorCache
 from memory_core.ports.shared_work import SharedWork
 from memory_core.ports.vector_index import PreparableVectorIndex, VectorIndex
 
 __all__ = [
     "Clock", "EmbeddingStore", "Embedder", "EntryStore", "KeywordGenerator", "KeywordIndex",
-    "KnowledgeBankReader", "PreparableVectorIndex", "ProjectContext", "ProjectContextSource", "QueryVectorCache",
-    "SharedWork", "VectorIndex",
+    "KnowledgeBankReader", "PreparableVectorIndex", "ProjectContext", "ProjectContextSource", "ProjectLayout",
+    "QueryVectorCache", "SharedWork", "VectorIndex",
 ]

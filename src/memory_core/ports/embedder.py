@@ -1,7 +1,8 @@
-"""Embedder port: turns text into vectors of one fixed embedding space."""
+"""Embedder port: turns text into vectors of one fixed embedding space (an `EmbeddingSpace`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol, Sequence, runtime_checkable
 
 
@@ -20,3 +21,22 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (query side of asymmetric retrieval)."""
         ...
+
+
+@dataclass(frozen=True)
+class EmbeddingSpace:
+    """One vector space: vectors are only comparable within the same space."""
+
+    provider: str
+    model: str
+    dimensions: int
+
+    @classmethod
+    def of(cls, embedder: Embedder) -> "EmbeddingSpace":
+        """The space an embedder produces vectors in."""
+        return cls(embedder.provider_name, embedder.model_name, int(embedder.dimensions))
+
+    @property
+    def label(self) -> str:
+        """Human-readable name, e.g. 'local/all-MiniLM-L6-v2 (384d)'."""
+        return f"{self.provider}/{self.model} ({self.dimensions}d)"

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Iterable, Optional, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Optional, Protocol, Sequence, runtime_checkable
 
 from memory_core.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
 
 if TYPE_CHECKING:
     from memory_core.models import EntryDraft
-    from memory_core.space import EmbeddingSpace
 
 
 @runtime_checkable
@@ -18,10 +17,6 @@ class EntryStore(Protocol):
 
     def upsert(self, draft: EntryDraft, now: datetime) -> UpsertOutcome:
         """Insert the entry, or reinforce the existing one (observation count +1)."""
-        ...
-
-    def import_entry(self, draft: EntryDraft, now: datetime, updated_at: Optional[datetime] = None) -> ImportOutcome:
-        """Insert an imported entry or sync its counters; never bumps an unchanged entry."""
         ...
 
     def import_entries(self, items: Sequence[tuple[EntryDraft, Optional[datetime]]],
@@ -77,14 +72,10 @@ class EntryStore(Protocol):
 
 @runtime_checkable
 class EmbeddingStore(Protocol):
-    """A store that also keeps one embedding vector per entry."""
+    """A store that also keeps one embedding vector per entry (in a format of its own: the core hands floats)."""
 
-    def vectors(self) -> Iterable[tuple[str, bytes]]:
-        """Yield (entry id, float32 little-endian bytes) for every entry with a vector."""
-        ...
-
-    def set_vector(self, entry_id: str, vector: bytes) -> None:
-        """Store the serialised vector of one entry."""
+    def set_vector(self, entry_id: str, vector: Sequence[float]) -> None:
+        """Store the vector of one entry (an unknown id stores nothing)."""
         ...
 
     def pending_ids(self, limit: int) -> list[str]:
@@ -93,30 +84,9 @@ class EmbeddingStore(Protocol):
 
 
 @runtime_checkable
-class StagingVectorStore(Protocol):
-    """A store that can build a second vector set aside and swap it in atomically (re-embedding)."""
-
-    def start_staging(self, space: "EmbeddingSpace") -> None:
-        """Forget any staged vectors and record the space being built."""
-        ...
-
-    def unstaged_ids(self, limit: int) -> list[str]:
-        """Return up to `limit` ids of entries without a staged vector."""
-        ...
-
-    def set_staged_vector(self, entry_id: str, vector: bytes) -> None:
-        """Store a vector of the space being built."""
-        ...
-
-    def promote_staged(self, space: "EmbeddingSpace") -> bool:
-        """If every entry has a staged vector, swap them in and pin `space` in one transaction."""
-        ...
-
-
-@runtime_checkable
 class BatchVectorStore(Protocol):
     """An embedding store that can keep several vectors in one transaction."""
 
-    def set_vectors(self, items: Sequence[tuple[str, bytes]]) -> None:
-        """Store (entry id, float32 bytes) pairs together."""
+    def set_vectors(self, items: Sequence[tuple[str, Sequence[float]]]) -> None:
+        """Store (entry id, vector) pairs together."""
         ...

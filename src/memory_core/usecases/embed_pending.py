@@ -6,10 +6,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from memory_core.embedding import document_text, vector_bytes
+from memory_core.embedding import document_text
 from memory_core.errors import EmbeddingError, RateLimited
 from memory_core.ports.embedder import Embedder
-from memory_core.ports.entry_store import EntryStore, StagingVectorStore
+from memory_core.ports.entry_store import EntryStore
+from memory_core.ports.staging_vector_store import StagingVectorStore
 from memory_core.space import EmbeddingSpace, pin_space, pinned_space, staged_space
 
 BATCH_SIZE = 50
@@ -67,7 +68,7 @@ class EmbedPending:
             report.promoted = staging.promote_staged(target)
         return report
 
-    def _loop(self, pending: Callable[[int], list[str]], store_vector: Callable[[str, bytes], None],
+    def _loop(self, pending: Callable[[int], list[str]], store_vector: Callable[[str, Sequence[float]], None],
               max_entries: Optional[int], deadline_s: Optional[float], started: float,
               progress: Optional[Callable[[int, int], None]], report: EmbedReport) -> EmbedReport:
         total = len(pending(1_000_000))
@@ -90,7 +91,7 @@ class EmbedPending:
                 vectors = self._embedder.embed_documents(texts)
             except RateLimited as exc:
                 for entry, vector in zip(entries, exc.partial):  # keep what the provider already returned
-                    store_vector(entry.id, vector_bytes(vector))
+                    store_vector(entry.id, vector)
                 report.embedded += min(len(exc.partial), len(entries))
                 report.rate_limited = True
                 break
@@ -98,7 +99,7 @@ class EmbedPending:
                 report.error = str(exc)
                 break
             for entry, vector in zip(entries, vectors):  # each stored outside any provider call
-                store_vector(entry.id, vector_bytes(vector))
+                store_vector(entry.id, vector)
             report.embedded += len(entries)
             if progress:
                 progress(report.embedded, budget)

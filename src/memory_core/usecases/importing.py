@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 from pydantic import ValidationError
 
@@ -16,8 +15,8 @@ from memory_core.legacy import deduplicate, shown_text
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
+from memory_core.ports.project_layout import ProjectLayout
 
-LOCAL_BANK = os.path.join("docs", "knowledge-bank")
 IMPORT_BATCH = 100  # entries per committed transaction: an interrupted import keeps every finished batch
 
 
@@ -47,22 +46,21 @@ class ImportReport:
         return self.new + self.updated + self.unchanged
 
 
-def read_sources(reader: KnowledgeBankReader, project_root: str, global_store: str) -> list[KnowledgeEntry]:
-    """Parse the project's knowledge bank, then the global store (local entries first)."""
-    return reader.read(os.path.join(project_root, LOCAL_BANK), "local") + reader.read(global_store, "global")
+def read_sources(reader: KnowledgeBankReader, project_bank: str, global_store: str) -> list[KnowledgeEntry]:
+    """Parse the project's knowledge bank (the directory `project_bank`), then the global store (local first)."""
+    return reader.read(project_bank, "local") + reader.read(global_store, "global")
 
 
 class ImportKnowledgeBank:
     """Brings markdown entries into the store; re-importing the same files changes nothing."""
 
-    def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock,
-                 keywords: Optional[TieredKeywords] = None,
-                 identify: Optional[Callable[[str], str]] = None) -> None:
+    def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock, layout: ProjectLayout,
+                 keywords: Optional[TieredKeywords] = None) -> None:
         self._reader = reader
         self._store = store
         self._clock = clock
+        self._layout = layout
         self._keywords = keywords
-        self._identify = identify or (lambda root: "path:" + os.path.abspath(root))
 
     def imported(self, project_root: str) -> bool:
         """Whether this project's knowledge bank was fully imported into a non-empty store."""
@@ -70,16 +68,16 @@ class ImportKnowledgeBank:
 
     def run(self, project_root: str, global_store: str, deadline: Optional[Deadline] = None,
             batch_size: int = IMPORT_BATCH) -> ImportReport:
-        """Import local `docs/knowledge-bank/*.md` and `global_store/*.md` in committed batches (local first).
+        """Import the project's knowledge bank and the global store's markdown in committed batches (local first).
 
         With a deadline, batches stop once it passed (the first batch always runs, so every call makes
         progress); re-running resumes, because entries already stored are left unchanged."""
-        parsed = read_sources(self._reader, project_root, global_store)
+        parsed = read_sources(self._reader, self._layout.knowledge_bank(project_root), global_store)
         unique = deduplicate(parsed)
         report = ImportReport(duplicates=len(parsed) - len(unique))
-        project = os.path.basename(os.path.abspath(project_root))
+        project = self._layout.name(project_root)
         now = self._clock.now()
-        scope = self._identify(project_root)
+        scope = self._layout.identity(project_root)
         todo = self._not_yet_stored(unique, report, scope)
         size = max(1, batch_size)
         for start in range(0, len(todo), size):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from memory_core.context_query import compose_context_query, query_passages
 from memory_core.deadline import Deadline
-from memory_core.embedding import document_text, vector_bytes
+from memory_core.embedding import document_text
 from memory_core.embedding_worker import EmbeddingWorker
 from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.ports.clock import Clock
@@ -360,12 +360,11 @@ class SessionStart:
             pin_space(self._store, work.pin)
         if self._mine_is_pinned() is None:
             return  # the database was pinned elsewhere meanwhile (a re-embed, another writer)
-        items = [(entry_id, vector_bytes(vector)) for entry_id, vector in work.fresh]
         if isinstance(self._store, BatchVectorStore):
-            self._store.set_vectors(items)
+            self._store.set_vectors(work.fresh)
         else:
-            for entry_id, blob in items:
-                self._store.set_vector(entry_id, blob)
+            for entry_id, vector in work.fresh:
+                self._store.set_vector(entry_id, vector)
 
     def _remember_query(self, query: str, vector: list[float]) -> None:
         space = self._mine_is_pinned()
