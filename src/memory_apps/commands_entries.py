@@ -7,7 +7,7 @@ import os
 import sys
 from collections import Counter
 
-from memory_apps.formatting import dumps, entry_dict, field_lines, table
+from memory_apps.formatting import JSON_HELP, dumps, entry_dict, fields, table
 from memory_apps.store_paths import global_store_dir, missing_for_reading
 from memory_core.errors import InvalidEntry, StorageError
 from memory_core.inert import one_line
@@ -34,7 +34,7 @@ def search_command(args: argparse.Namespace) -> int:
         print("No entries.")
         return 0
     rows = [(f"{r.score:.3f}", r.entry.id, r.entry.category, r.entry.name) for r in found.selected]
-    print(table(["score", "id", "category", "name"], rows, [0, 0, 0, 70]))
+    print(table(["score", "id", "category", "name"], rows, [0, 0, 0, 70], right=[0]))
     return 0
 
 
@@ -52,7 +52,8 @@ def list_command(args: argparse.Namespace) -> int:
         return 0
     rows = [(e.id, e.category, e.observation_count, e.recall_count, e.source, e.source_project or "-", e.name)
             for e in entries]
-    print(table(["id", "category", "obs", "recalls", "source", "project", "name"], rows, [0, 0, 0, 0, 0, 20, 60]))
+    print(table(["id", "category", "obs", "recalls", "source", "project", "name"], rows, [0, 0, 0, 0, 0, 20, 60],
+                right=[2, 3]))
     print(f"\n{len(entries)} entries")
     return 0
 
@@ -66,7 +67,7 @@ def show_command(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps(entry_dict(entry)))
         return 0
-    print("\n".join(field_lines(entry_dict(entry), multi_line=("description", "reasoning"))))
+    print(fields(entry_dict(entry), multi_line=("description", "reasoning")))
     return 0
 
 
@@ -75,7 +76,7 @@ def delete_command(args: argparse.Namespace) -> int:
     if not _service(args).delete(args.id):
         print(f"iflow-memory: no entry with id {one_line(args.id)}", file=sys.stderr)
         return 1
-    print(f"Deleted {one_line(args.id)}")
+    print(dumps({"deleted": args.id}) if args.json else f"Deleted {one_line(args.id)}")
     return 0
 
 
@@ -84,7 +85,10 @@ def promote_command(args: argparse.Namespace) -> int:
     if not _service(args).promote(args.id):
         print(f"iflow-memory: no entry with id {one_line(args.id)}", file=sys.stderr)
         return 1
-    print(f"Promoted {one_line(args.id)}: every project's sessions see it now")
+    if args.json:
+        print(dumps({"promoted": args.id}))
+    else:
+        print(f"Promoted {one_line(args.id)}: every project's sessions see it now")
     return 0
 
 
@@ -106,7 +110,7 @@ def stats_command(args: argparse.Namespace) -> int:
     for key in ("by_category", "by_source", "by_project"):
         rows = sorted(stats[key].items(), key=lambda kv: -kv[1])
         print()
-        print(table([key.replace("by_", ""), "entries"], rows))
+        print(table([key.replace("by_", ""), "entries"], rows, right=[1]))
     return 0
 
 
@@ -120,6 +124,10 @@ def export_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"iflow-memory: cannot export: {exc}", file=sys.stderr)
         return 1
+    if args.json:
+        files = [{"path": str(path), "entries": count} for path, count in written]
+        print(dumps({"output": args.output, "entries": sum(count for _, count in written), "files": files}))
+        return 0
     for path, count in written:
         print(f"wrote {count} entries to {path}")
     return 0
@@ -146,7 +154,7 @@ def add_commands(commands, fmt) -> None:
     search.add_argument("query", nargs="+", help="what to look for")
     search.add_argument("--limit", type=int, default=10, help="how many results (default 10)")
     search.add_argument("--category", choices=CATEGORIES, help="only this category")
-    search.add_argument("--json", action="store_true", help="JSON output for scripts")
+    search.add_argument("--json", action="store_true", help=JSON_HELP)
 
     listing = add("list", list_command, "list stored memories",
                   "examples:\n  iflow-memory list --category anti-patterns\n  iflow-memory list --source "
@@ -154,14 +162,15 @@ def add_commands(commands, fmt) -> None:
     listing.add_argument("--category", choices=CATEGORIES, help="only this category")
     listing.add_argument("--project", help="only entries from this source project")
     listing.add_argument("--source", choices=["retro", "session-capture", "manual", "import"], help="only this source")
-    listing.add_argument("--json", action="store_true", help="JSON output for scripts")
+    listing.add_argument("--json", action="store_true", help=JSON_HELP)
 
     show = add("show", show_command, "show one memory in full", "example:\n  iflow-memory show 1c123aa2533f3d04")
     show.add_argument("id", help="entry id (16 hex characters)")
-    show.add_argument("--json", action="store_true", help="JSON output for scripts")
+    show.add_argument("--json", action="store_true", help=JSON_HELP)
 
     delete = add("delete", delete_command, "delete one memory", "example:\n  iflow-memory delete 1c123aa2533f3d04")
     delete.add_argument("id", help="entry id (16 hex characters)")
+    delete.add_argument("--json", action="store_true", help=JSON_HELP)
 
     promote = add("promote", promote_command, "let every project's sessions see one project's memory",
                   "A project's own knowledge bank (and what a retro records for one project) reaches only that\n"
@@ -169,15 +178,17 @@ def add_commands(commands, fmt) -> None:
                   "markdown and every project's session start may inject it.\n\n"
                   "example:\n  iflow-memory promote 1c123aa2533f3d04")
     promote.add_argument("id", help="entry id (16 hex characters)")
+    promote.add_argument("--json", action="store_true", help=JSON_HELP)
 
     stats = add("stats", stats_command, "counts per category, source and project",
                 "examples:\n  iflow-memory stats\n  iflow-memory stats --json")
-    stats.add_argument("--json", action="store_true", help="JSON output for scripts")
+    stats.add_argument("--json", action="store_true", help=JSON_HELP)
 
     export = add("export", export_command, "write every memory as knowledge-bank markdown",
                  "example:\n  iflow-memory export --output backup/knowledge-bank\n"
                  "  iflow-memory import --project-root restored  # after copying it to restored/docs/knowledge-bank")
     export.add_argument("--output", required=True, help="directory for anti-patterns.md, heuristics.md, patterns.md")
+    export.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 def _guard(handler):

@@ -1,9 +1,10 @@
-"""Tables for humans and JSON for scripts."""
+"""Tables for humans (rich, imported only when one is printed) and JSON for scripts."""
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from datetime import datetime
 from typing import Any, Sequence
 
@@ -14,25 +15,36 @@ from memory_core.records import Entry
 # controls, line separators); they can only occur inside JSON strings, so escaping them keeps the data intact.
 _TERMINAL_ACTIVE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
+JSON_HELP = "one JSON document on stdout for scripts (errors stay on stderr, same exit status)"
+PLAIN_WIDTH = 100_000  # piped output is never wrapped or cut to a terminal's width
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], widths: Sequence[int] = ()) -> str:
-    """A plain-text table of inert one-line cells, cut to the given widths (0 = no limit)."""
-    cells = [[one_line(str(c)) for c in row] for row in rows]
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], widths: Sequence[int] = (),
+          right: Sequence[int] = ()) -> str:
+    """A table of inert one-line cells, cut to the given widths (0 = no limit); `right` columns right-aligned."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold")
     limits = list(widths) + [0] * (len(headers) - len(widths))
-    cut = [[c if not limits[i] or len(c) <= limits[i] else c[: limits[i] - 1] + "…" for i, c in enumerate(row)]
-           for row in cells]
-    sizes = [max([len(h)] + [len(r[i]) for r in cut]) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(sizes[i]) for i, h in enumerate(headers)).rstrip(),
-             "  ".join("-" * s for s in sizes)]
-    lines += ["  ".join(c.ljust(sizes[i]) for i, c in enumerate(row)).rstrip() for row in cut]
-    return "\n".join(lines)
+    for index, header in enumerate(headers):
+        grid.add_column(Text(header), max_width=limits[index] or None, no_wrap=True, overflow="ellipsis",
+                        justify="right" if index in right else "left")
+    for row in rows:
+        grid.add_row(*(Text(one_line(str(cell))) for cell in row))
+    return render(grid)
 
 
-def field_lines(data: dict[str, Any], multi_line: Sequence[str] = ()) -> list[str]:
-    """`key  value` lines for a terminal, without controls: the `multi_line` fields keep their lines, indented
-    under their value; other values and list items go on one line."""
-    width = max((len(k) for k in data), default=0)
-    lines = []
+def fields(data: dict[str, Any], multi_line: Sequence[str] = ()) -> str:
+    """`key  value` lines without controls: the `multi_line` fields keep their lines, indented under their
+    value; other values and list items go on one line."""
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
     for key, value in data.items():
         if isinstance(value, list):
             text = ", ".join(one_line(str(v)) for v in value) or "-"
@@ -40,8 +52,30 @@ def field_lines(data: dict[str, Any], multi_line: Sequence[str] = ()) -> list[st
             text = "-"
         else:
             text = strip_controls(str(value)).strip("\n") if key in multi_line else one_line(str(value))
-        lines.append(f"{key.ljust(width)}  " + text.replace("\n", "\n" + " " * (width + 2)))
-    return lines
+        grid.add_row(Text(key), Text(text))
+    indent = " " * (max((len(key) for key in data), default=0) + 2)
+    return "\n".join(line or indent for line in render(grid).split("\n"))  # a blank value line stays indented
+
+
+def render(renderable: Any) -> str:
+    """Text of a rich renderable for stdout: styled and fitted to the terminal on one, plain and unwrapped when
+    piped (no ANSI codes, whatever FORCE_COLOR says), without trailing blanks."""
+    from rich.console import Console
+
+    terminal = is_terminal(sys.stdout)
+    console = Console(file=sys.stdout, force_terminal=terminal, width=None if terminal else PLAIN_WIDTH,
+                      highlight=False, markup=False, emoji=False)
+    with console.capture() as captured:
+        console.print(renderable)
+    return "\n".join(line.rstrip() for line in captured.get().splitlines())
+
+
+def is_terminal(stream: Any) -> bool:
+    """True when the stream is a terminal (False for a pipe, a file, or a closed or replaced stream)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # a closed or replaced stream
+        return False
 
 
 def entry_dict(entry: Entry, score: float | None = None) -> dict[str, Any]:

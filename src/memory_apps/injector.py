@@ -28,7 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="global store directory holding memory.db (default: ~/.claude/iflow/memory)")
 
 
-def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
+PROG = "python -m memory_apps.injector"  # argparse would say `injector.py`, which nobody can run
+
+
+def build_parser(prog: Optional[str] = PROG) -> argparse.ArgumentParser:
     """The injector's argument parser."""
     parser = argparse.ArgumentParser(
         prog=prog, description="Print the engineering-memory block for a session start.",

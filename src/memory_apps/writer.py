@@ -57,7 +57,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_INVALID, f"{self.prog}: error: {message}\n")
 
 
-def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
+PROG = "python -m memory_apps.writer"  # argparse would say `writer.py`, which nobody can run
+
+
+def build_parser(prog: Optional[str] = PROG) -> argparse.ArgumentParser:
     """The writer's argument parser."""
     parser = _Parser(
         prog=prog, description="Store one learning in the memory database.",

@@ -128,5 +128,7 @@ def test_help_exits_0_with_examples(tmp_path, isolated_home, module, argv):
 
     assert result.returncode == 0, result.stderr
     assert "example" in result.stdout
-    assert "usage:" in result.stdout
+    runnable = "iflow-memory" if module == "memory_apps.cli" else f"python -m {module}"
+    assert result.stdout.startswith(" ".join(["usage:", runnable, *argv]) + " "), result.stdout[:200]
+    assert "exit status" in result.stdout, "every help says what its exit statuses mean"
     assert list(tmp_path.iterdir()) == [isolated_home], "--help must not create files"

@@ -1,0 +1,66 @@
+"""`iflow-memory import`: knowledge-bank markdown into the database, idempotent."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from memory_apps.formatting import JSON_HELP, dumps
+from memory_apps.store_paths import global_store_dir, missing_project
+
+EPILOG = """examples:
+  iflow-memory import --project-root . --global-store ~/.claude/iflow/memory
+  iflow-memory import --json
+
+exit status: 0 ok, 1 invalid input (a bad flag, a project directory that does not exist), 2 database error"""
+
+
+def import_command(args: argparse.Namespace) -> int:
+    """Import markdown entries and print what changed (one JSON document with --json)."""
+    from memory_apps.config import load_config
+    from memory_apps.container import build_container, open_store_recovering
+    from memory_apps.embedding_jobs import embed_after_write
+    from memory_core.errors import StorageError
+    from memory_core.inert import one_line
+
+    problem = missing_project(args.project_root)  # a mistyped path would import nothing and still say "ok"
+    if problem:
+        print(f"iflow-memory: {problem}", file=sys.stderr)
+        return 1
+    global_store = global_store_dir(args.global_store)
+    try:
+        container = build_container(load_config(args.project_root), global_store, full_check=True)
+        open_store_recovering(container, args.project_root, global_store, auto_import=False)
+        report = container.importer().run(args.project_root, global_store)
+        if report.new or report.updated:
+            embed_after_write(container)
+    except StorageError as exc:
+        print(f"iflow-memory: database error: {exc}", file=sys.stderr)
+        return 2
+    for problem in report.problems:
+        print(f"iflow-memory: {one_line(problem)}", file=sys.stderr)
+    database = os.path.join(global_store, "memory.db")
+    if args.json:
+        print(dumps({"database": database, "new": report.new, "updated": report.updated,
+                     "unchanged": report.unchanged, "skipped": report.skipped, "duplicates": report.duplicates,
+                     "deleted": report.deleted, "problems": list(report.problems)}))
+        return 0
+    print(
+        f"Imported into {database}: {report.new} new, {report.updated} updated, "
+        f"{report.unchanged} unchanged, {report.skipped} skipped ({report.duplicates} duplicates merged"
+        + (f", {report.deleted} deleted earlier and left out" if report.deleted else "") + ")"
+    )
+    return 0
+
+
+def add_command(commands, fmt) -> None:
+    """Register `import` on the CLI's sub-parsers."""
+    imp = commands.add_parser("import", help="import knowledge-bank markdown into the database (idempotent)",
+                              description="Import docs/knowledge-bank/*.md of the project and the global "
+                                          "store's *.md into memory.db. Re-importing changes nothing.",
+                              epilog=EPILOG, formatter_class=fmt)
+    imp.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
+    imp.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
+    imp.add_argument("--json", action="store_true", help=JSON_HELP)
+    imp.set_defaults(handler=import_command)
