@@ -72,6 +72,7 @@ def subprocess_env(home: Path) -> dict:
     """Environment for app subprocesses: temp HOME, no API keys."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["HOME"] = str(home)
+    env["XDG_CACHE_HOME"] = str(home / ".cache")  # install-claude's backups stay in the test's HOME
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 

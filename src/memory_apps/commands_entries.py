@@ -10,6 +10,7 @@ from collections import Counter
 from memory_apps.formatting import JSON_HELP, dumps, entry_dict, fields, table
 from memory_apps.store_paths import global_store_dir, missing_for_reading
 from memory_core.errors import InvalidEntry, StorageError
+from memory_core.request_checks import MAX_LIMIT, check_limit, check_query
 from memory_core.inert import one_line
 from memory_core.records import CATEGORIES
 
@@ -140,19 +141,19 @@ def _store_flags(parser: argparse.ArgumentParser) -> None:
 
 def add_commands(commands, fmt) -> None:
     """Register the entry commands on the CLI's sub-parsers."""
-    def add(name, handler, help_text, epilog):
+    def add(name, handler, help_text, epilog, precheck=None):
         parser = commands.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".",
                                      epilog=epilog + "\n\nexit status: 0 ok, 1 not found or invalid input, "
                                      "2 database error", formatter_class=fmt)
         _store_flags(parser)
-        parser.set_defaults(handler=_guard(handler))
+        parser.set_defaults(handler=_guard(handler, precheck))
         return parser
 
     search = add("search", search_command, "search memories by meaning and keywords",
                  "examples:\n  iflow-memory search parsing csv files\n  iflow-memory search --category patterns "
-                 "--limit 5 deploy rollback --json")
+                 "--limit 5 deploy rollback --json", precheck=_check_search)
     search.add_argument("query", nargs="+", help="what to look for")
-    search.add_argument("--limit", type=int, default=10, help="how many results (default 10)")
+    search.add_argument("--limit", type=int, default=10, help=f"how many results, 1-{MAX_LIMIT} (default 10)")
     search.add_argument("--category", choices=CATEGORIES, help="only this category")
     search.add_argument("--json", action="store_true", help=JSON_HELP)
 
@@ -191,8 +192,20 @@ def add_commands(commands, fmt) -> None:
     export.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
-def _guard(handler):
+def _check_search(args: argparse.Namespace) -> None:
+    """The search request's rules (the same for the CLI, MCP and the library), before any store is opened."""
+    check_query(" ".join(args.query))
+    check_limit(args.limit)
+
+
+def _guard(handler, precheck=None):
     def run(args: argparse.Namespace) -> int:
+        if precheck is not None:
+            try:
+                precheck(args)
+            except InvalidEntry as exc:
+                print(f"iflow-memory: invalid {exc.field}: {one_line(exc.message)}", file=sys.stderr)
+                return 1
         # These commands store nothing new: a missing store is a mistyped path, never a store to create.
         problem = missing_for_reading(global_store_dir(args.global_store), args.project_root)
         if problem:

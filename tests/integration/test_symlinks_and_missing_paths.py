@@ -95,7 +95,7 @@ def test_install_claude_refuses_a_linked_config_file(home, project, linked):
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(docker)
 
-    result = cli(home, "install-claude", "--project", project, cwd=project)
+    result = cli(home, "install-claude", "--project", project, "--scope", "project", cwd=project)
 
     assert result.returncode == 1
     assert "symbolic link" in result.stderr and str(link) in result.stderr, result.stderr
@@ -105,18 +105,19 @@ def test_install_claude_refuses_a_linked_config_file(home, project, linked):
     assert [p for p in files_under(project)] == [], "nothing is written when one of the two files is refused"
 
 
-def test_install_claude_backups_are_private(home, project):
+def test_install_claude_backups_are_private_and_outside_the_project(home, project):
     (project / ".mcp.json").write_text('{"mcpServers": {"db": {"command": "db-mcp", "env": {"TOKEN": "t0k"}}}}\n',
                                        encoding="utf-8")
     (project / ".mcp.json").chmod(0o644)
 
-    result = cli(home, "install-claude", "--project", project, cwd=project)
+    result = cli(home, "install-claude", "--project", project, "--scope", "project", cwd=project)
 
     assert result.returncode == 0, result.stderr
-    backups = list(project.glob(".mcp.json.bak-*"))
+    assert [p.name for p in project.rglob("*") if ".bak" in p.name] == [], "no backup in the repository"
+    backups = list((home / ".cache" / "iflow-memory" / "install-claude-backups").rglob("*mcp.json*"))
     assert len(backups) == 1 and mode(backups[0]) == 0o600
+    assert "t0k" in backups[0].read_text(encoding="utf-8"), "the backup is the previous text"
     assert mode(project / ".mcp.json") == 0o644, "a rewritten file keeps its mode"
-    assert mode(project / ".claude" / "settings.json") == 0o600
 
 
 def _written_store(tmp_path, home, project):
