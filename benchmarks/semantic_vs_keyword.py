@@ -22,9 +22,12 @@ import re
 import sys
 import tempfile
 import time
+from collections import Counter
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [ROOT, os.path.join(ROOT, "src")]  # run as a script: the benchmarks package and the code it measures
 
+from benchmarks.common.bank import BankEntry, write_bank  # noqa: E402
 from memory_apps.config import MemoryConfig  # noqa: E402
 from memory_apps.container import build_container, embedding_plan, retrieval_for  # noqa: E402
 from memory_apps.embedding_jobs import embed_everything  # noqa: E402
@@ -33,7 +36,6 @@ from memory_core.fts_query import sanitise_fts_query  # noqa: E402
 from memory_core.ports.context_source import ProjectContext  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "semantic_vs_keyword.json")
-HEADER_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": ""}
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -73,18 +75,16 @@ def check_bank(data: dict) -> None:
         sys.exit("benchmark bank is invalid:\n  " + "\n  ".join(problems))
 
 
-def write_bank(project: str, entries: list[dict]) -> None:
-    """Render the entries as knowledge-bank markdown (observation counts 1-3, same spread for every topic)."""
-    bank = os.path.join(project, "docs", "knowledge-bank")
-    os.makedirs(bank)
-    for category, prefix in HEADER_PREFIX.items():
-        blocks = [f"# {category}\n"]
-        members = [e for e in entries if e["category"] == category]
-        for position, entry in enumerate(members):
-            blocks.append(f"### {prefix}{entry['name']}\n{entry['description']}\n"
-                          f"- Observation count: {position % 3 + 1}\n- Confidence: medium\n")
-        with open(os.path.join(bank, f"{category}.md"), "w", encoding="utf-8") as handle:
-            handle.write("\n".join(blocks))
+def bank_entries(entries: list[dict]) -> list[BankEntry]:
+    """The entries as knowledge-bank blocks (observation counts 1-3 by position in their category, the same
+    spread for every topic)."""
+    positions: Counter = Counter()
+    blocks = []
+    for entry in entries:
+        blocks.append(BankEntry(entry["category"], entry["name"], entry["description"],
+                                positions[entry["category"]] % 3 + 1, "medium"))
+        positions[entry["category"]] += 1
+    return blocks
 
 
 RANKINGS = {
@@ -117,7 +117,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="iflow-bench-") as tmp:
         project = os.path.join(tmp, "bench-project")
         store_dir = os.path.join(tmp, "store")
-        write_bank(project, data["entries"])
+        write_bank(project, bank_entries(data["entries"]))
 
         container = build_container(MemoryConfig(embedding_provider="local"), store_dir)
         imported = container.importer().run(project, store_dir)

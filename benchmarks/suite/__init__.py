@@ -1,0 +1,1 @@
+"""The sections of benchmarks/run.py, one module each, and the helpers they share."""
