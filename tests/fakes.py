@@ -17,6 +17,7 @@ from memory_core.merge import imported, reinforced
 from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
 from memory_core.ports.audit_outbox import AuditTask
 from memory_core.ports.context_source import ProjectContext
+from memory_core.space import STAGED_KEYS, space_metadata
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -209,8 +210,7 @@ class InMemoryEntryStore:
     def start_staging(self, space) -> None:
         """Forget every staged vector and record the space being built."""
         self.staged_by_id = {}
-        self.metadata.update({"staged_embedding_provider": space.provider, "staged_embedding_model": space.model,
-                              "staged_embedding_dimensions": str(space.dimensions)})
+        self.metadata.update(space_metadata(space, STAGED_KEYS))
 
     def unstaged_ids(self, limit: int) -> list[str]:
         """Ids of entries without a staged vector."""
@@ -228,8 +228,7 @@ class InMemoryEntryStore:
             return False
         self.vectors_by_id = {i: staged[i] for i in self.entries}
         self.staged_by_id = {}
-        self.metadata.update({"embedding_provider": space.provider, "embedding_model": space.model,
-                              "embedding_dimensions": str(space.dimensions)})
+        self.metadata.update(space_metadata(space))
         for key in [k for k in self.metadata if k.startswith("staged_embedding_")]:
             del self.metadata[key]
         return True

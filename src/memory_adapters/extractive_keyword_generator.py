@@ -19,10 +19,8 @@ from typing import Iterator, NamedTuple, Optional
 from memory_adapters.keyword_stopwords import COMMON_MODIFIERS, COMMON_VERBS, FUNCTION_WORDS, \
     IRREGULAR_VERB_FORMS, is_stopword
 from memory_core.keyword_tiers import grounded, stem
+from memory_core.keywords import MAX_KEYWORD_WORDS, MAX_KEYWORDS, MIN_KEYWORDS
 
-MAX_KEYWORDS = 10
-MIN_KEYWORDS = 3
-MAX_PARTS = 3
 FIELD_WEIGHTS = (3.0, 1.0, 0.6)
 """Title, description, reasoning."""
 CUTOFF = 0.2
@@ -94,11 +92,11 @@ def _word(text: str) -> Optional[_Token]:
         parts = tuple(p for p in re.split(r"[_-]+", lowered) if p)
         if len(parts) == 1:
             return _word(parts[0])  # _conn, __init__: a plain word behind the underscores
-        return _term(parts, 2.5, alone=True) if len(parts) <= MAX_PARTS else None
+        return _term(parts, 2.5, alone=True) if len(parts) <= MAX_KEYWORD_WORDS else None
     if "-" in text:
         parts = tuple(lowered.split("-"))
         content = sum(p.isalpha() and not is_stopword(p) for p in parts)
-        if not content or not parts[0][0].isalpha() or len(parts) > MAX_PARTS or _NUMBERED.fullmatch(lowered) \
+        if not content or not parts[0][0].isalpha() or len(parts) > MAX_KEYWORD_WORDS or _NUMBERED.fullmatch(lowered) \
                 or _ends_loosely(parts[-1]):
             return None  # 4-5, 20-minute, iter-1, end-to-end-test, text-only, runs-cleanly: no term
         return _term(parts, 1.0 + 0.3 * content)
@@ -144,9 +142,9 @@ def _chunk(chunk: str) -> tuple[Optional[_Token], ...]:
         base, _, extension = chunk.rpartition(".")
         parts = tuple(p for p in re.split(r"[._-]+", base.lower()) if p)
         parts += (extension.lower(),) if len(parts) == 1 else ()
-        return (None, _term(parts, 3.0), None) if len(parts) <= MAX_PARTS else (None,)
+        return (None, _term(parts, 3.0), None) if len(parts) <= MAX_KEYWORD_WORDS else (None,)
     pieces = [p for p in re.split(r"[._]+", chunk) if p]
-    if len(pieces) <= MAX_PARTS and len(chunk) <= 30 and min(len(p) for p in pieces) > 1 and "-" not in chunk:
+    if len(pieces) <= MAX_KEYWORD_WORDS and len(chunk) <= 30 and min(len(p) for p in pieces) > 1 and "-" not in chunk:
         return (None, _term(tuple(p.lower() for p in pieces), 2.5), None)
     tokens = [t for t in map(_word, (p for p in pieces if len(p) > 1)) if t is not None and t.specificity]
     return (None, *(x for t in tokens for x in (t, None)))
@@ -205,7 +203,7 @@ def _ranked(name: str, description: str, reasoning: str) -> _Ranking:
                     token = run[j]
                     key, size = key + token.stems, size + len(token.parts)
                     total, content = total + (token.specificity or STOPWORD_IN_PHRASE), content or token.specificity > 0
-                    if size > MAX_PARTS:
+                    if size > MAX_KEYWORD_WORDS:
                         break
                     if token.closes and content:
                         score = weight * total / (j - i + 1) * (1 + PHRASE_BONUS * (j - i))

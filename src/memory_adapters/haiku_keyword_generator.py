@@ -6,7 +6,7 @@ import os
 from typing import Any, Optional
 
 from memory_adapters.keyword_prompt import build_prompt, parse_keywords
-from memory_adapters.provider_errors import redact
+from memory_adapters.provider_errors import import_sdk, redact
 from memory_core.errors import KeywordGenerationError
 
 DEFAULT_MODEL = "claude-haiku-4-5"
@@ -20,10 +20,7 @@ class HaikuKeywordGenerator:
         key = os.environ.get(KEY_VARIABLE)
         if not key:
             raise KeywordGenerationError(f"{KEY_VARIABLE} is not set")
-        try:
-            import anthropic
-        except ImportError as exc:
-            raise KeywordGenerationError("anthropic is not installed: pip install 'iflow-memory[haiku]'") from exc
+        anthropic = import_sdk("anthropic", "haiku", KeywordGenerationError)
         extra = {"http_client": http_client} if http_client is not None else {}
         self._client = anthropic.Anthropic(api_key=key, timeout=timeout_s, max_retries=0, **extra)
         self._model = model

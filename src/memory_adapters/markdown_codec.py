@@ -47,15 +47,20 @@ def encode_value(text: str) -> str:
     return text if plain_value(text) else json.dumps(text, ensure_ascii=False)
 
 
-def json_string(raw: str) -> Optional[str]:
-    """The string a written JSON string stands for, or None when `raw` is not one."""
+def _written_json(raw: str, opening: str) -> object:
+    """What `raw` (trimmed) stands for as JSON when it starts with `opening`, else None."""
     raw = raw.strip()
-    if not raw.startswith('"'):
+    if not raw.startswith(opening):
         return None
     try:
-        value = json.loads(raw)
+        return json.loads(raw)
     except ValueError:
         return None
+
+
+def json_string(raw: str) -> Optional[str]:
+    """The string a written JSON string stands for, or None when `raw` is not one."""
+    value = _written_json(raw, '"')
     return value if isinstance(value, str) else None
 
 
@@ -67,13 +72,7 @@ def decode_value(raw: str) -> str:
 
 def json_strings(raw: str) -> Optional[list[str]]:
     """The list a written JSON array of strings stands for, or None when `raw` is not one."""
-    raw = raw.strip()
-    if not raw.startswith("["):
-        return None
-    try:
-        values = json.loads(raw)
-    except ValueError:
-        return None
+    values = _written_json(raw, "[")
     if isinstance(values, list) and all(isinstance(v, str) for v in values):
         return values
     return None

@@ -12,8 +12,7 @@ from memory_adapters.markdown_codec import encode_value, escape_description_line
 from memory_adapters.markdown_knowledge_bank import heading_name, tracked_line
 from memory_core.knowledge import Origin
 from memory_core.records import Entry
-
-_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": ""}
+from memory_core.rendering import entry_heading
 
 
 def last_observed(entry: Entry) -> str:
@@ -21,20 +20,13 @@ def last_observed(entry: Entry) -> str:
     return entry.updated_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _heading(category: str, name: str) -> str:
-    prefix = _PREFIX[category]
-    if not prefix and name.startswith("Heuristic: "):
-        prefix = "Heuristic: "  # the reader strips one such prefix from heuristics
-    return f"### {prefix}{name}"
-
-
 def heading(entry: Entry) -> tuple[str, list[str]]:
     """The `### ` header, and a JSON `- Name:` bullet when the name cannot sit on it (a stored multi-line name)."""
-    line = _heading(entry.category, entry.name)
+    line = entry_heading(entry.category, entry.name)
     if "\n" not in entry.name and "\r" not in entry.name and heading_name(line, entry.category) == entry.name:
         return line, []
     shown = " ".join(entry.name.split()) or "(unnamed)"
-    return _heading(entry.category, shown), ["- Name: " + json.dumps(entry.name, ensure_ascii=False)]
+    return entry_heading(entry.category, shown), ["- Name: " + json.dumps(entry.name, ensure_ascii=False)]
 
 
 def description_lines(description: str) -> list[str]:

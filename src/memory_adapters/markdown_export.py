@@ -6,10 +6,9 @@ import os
 from typing import Sequence
 
 from memory_adapters.markdown_entry_block import entry_block
+from memory_adapters.markdown_knowledge_bank import category_file
 from memory_adapters.safe_files import PRIVATE, atomic_write_text, existing_regular
-from memory_core.records import CATEGORIES, Entry
-
-TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
+from memory_core.records import CATEGORIES, CATEGORY_TITLES, Entry
 
 
 def entry_markdown(entry: Entry) -> str:
@@ -21,14 +20,14 @@ def export_markdown(entries: Sequence[Entry], directory: str) -> list[tuple[str,
     """Write anti-patterns.md, heuristics.md and patterns.md into `directory` (created 0700, files 0600, never
     through a link); returns (path, count)."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
-    paths = {category: os.path.join(directory, f"{category}.md") for category in CATEGORIES}
+    paths = {category: category_file(directory, category) for category in CATEGORIES}
     for path in paths.values():
         existing_regular(path)  # refuse before writing any of the three
     written = []
     for category in CATEGORIES:
         chosen = [e for e in entries if e.category == category]
         path = paths[category]
-        header = f"# {TITLES[category]}\n\nExported by iflow-memory.\n\n"
+        header = f"# {CATEGORY_TITLES[category]}\n\nExported by iflow-memory.\n\n"
         body = "\n\n".join(entry_markdown(e) for e in chosen)
         atomic_write_text(path, header + body + ("\n" if body else ""), mode=PRIVATE)
         written.append((path, len(chosen)))

@@ -13,11 +13,13 @@ from memory_adapters.markdown_codec import decode_value, json_string, json_strin
 from memory_adapters.regular_files import BANK_FILE_LIMIT, read_regular_text
 from memory_core.knowledge import KnowledgeEntry, Origin
 from memory_core.records import CATEGORIES
+from memory_core.rendering import TYPE_PREFIX
 
 PROJECT_BANK = os.path.join("docs", "knowledge-bank")
 """Where a project keeps its knowledge-bank markdown, relative to its root."""
+CATEGORY_FILES = {category: f"{category}.md" for category in CATEGORIES}
+"""The file name of each category in a knowledge-bank directory."""
 
-_TYPE_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": "Heuristic: "}
 _OBSERVATIONS = re.compile(r"^- Observation count:\s*(\d+)", re.MULTILINE)
 _CONFIDENCE = re.compile(r"^- Confidence:\s*(high|medium|low)\b", re.MULTILINE | re.IGNORECASE)
 _LAST_OBSERVED = re.compile(r"^- Last observed:\s*(\d{4}-\d{2}-\d{2}\S*)", re.MULTILINE)
@@ -35,6 +37,11 @@ _TAGS = re.compile(r"^- Tags:(.*)$", re.MULTILINE)
 def project_bank(project_root: str) -> str:
     """The directory of a project's knowledge-bank markdown."""
     return os.path.join(project_root, PROJECT_BANK)
+
+
+def category_file(directory: str, category: str) -> str:
+    """The knowledge-bank file of one category in `directory` (`patterns.md`)."""
+    return os.path.join(directory, CATEGORY_FILES[category])
 
 
 def _parse_date(text: str) -> Optional[datetime]:
@@ -138,7 +145,7 @@ def tracked_line(line: str, origin: Origin) -> bool:
 def heading_name(header: str, category: str) -> str:
     """The entry name a `### ` header line gives: its text without one `{Type}: ` prefix."""
     text = header[4:].strip()
-    prefix = _TYPE_PREFIX[category]
+    prefix = TYPE_PREFIX[category]
     return text[len(prefix):] if text.startswith(prefix) else text
 
 
@@ -205,13 +212,13 @@ class MarkdownKnowledgeBankReader:
             return []
         entries: list[KnowledgeEntry] = []
         for category in CATEGORIES:
-            path = os.path.join(directory, f"{category}.md")
+            path = category_file(directory, category)
             if os.path.isfile(path):
                 entries.extend(parse_file(path, category, origin))
             elif os.path.lexists(path):  # a FIFO, a device, a directory: never opened
                 print(f"iflow-memory: cannot read {path}: not a regular file", file=sys.stderr)
         if self._warn_unknown:
-            known = {f"{c}.md" for c in CATEGORIES}
+            known = set(CATEGORY_FILES.values())
             for name in sorted(os.listdir(directory)):
                 if name.endswith(".md") and name not in known:
                     print(f"iflow-memory: skipping {os.path.join(directory, name)} (not a category file)",

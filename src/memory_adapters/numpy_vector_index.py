@@ -10,7 +10,6 @@ queries (a long-running host) keeps its matrix while the store's change token st
 
 from __future__ import annotations
 
-import os
 import struct
 import sys
 from typing import TYPE_CHECKING, Optional, Sequence
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import numpy as np
 
 from memory_adapters.float32_vectors import BYTES_PER_DIMENSION, StoredVectors
-from memory_adapters.temp_files import TEMP_SUFFIX, remove_abandoned_temps, temp_path, unlink_quietly
+from memory_adapters.safe_files import PRIVATE, replacing
 
 if TYPE_CHECKING:
     from memory_core.deadline import Deadline
@@ -104,17 +103,13 @@ class NumpyVectorIndex:
         if any(len(i) != ID_BYTES for i in ids):
             return
         path: str = self._cache_path  # type: ignore[assignment]
-        remove_abandoned_temps(path, legacy_pattern=".vectors-*")
-        temp = temp_path(path)
-        try:
-            handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(handle, "wb") as out:
+        try:  # a cache: a link at its path is replaced, and it is not worth an fsync
+            with replacing(path, PRIVATE, refuse_links=False, sync=False, legacy_pattern=".vectors-*") as out:
                 out.write(_HEADER.pack(MAGIC, len(ids), self._dimensions, version.encode()[:64]))
                 out.write("".join(ids).encode("ascii"))
                 out.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
-            os.replace(temp, path)
         except OSError:
-            unlink_quietly(temp)  # a cache is an optimisation; the database stays the truth
+            pass  # a cache is an optimisation; the database stays the truth
 
     def _change_token(self) -> object:
         token = getattr(self._store, "change_token", None)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import os
 from typing import Any, Optional, Sequence
 
-from memory_adapters.provider_errors import map_vendor_error, single_vector
-from memory_core.errors import EmbeddingError, ProviderUnavailable
+from memory_adapters.provider_errors import import_sdk, map_vendor_error, single_vector
+from memory_core.errors import EmbeddingError
 
 DEFAULT_MODEL = "nomic-embed-text"
 DEFAULT_DIMENSIONS = 768
 DEFAULT_HOST = "http://127.0.0.1:11434"
-INSTALL_HINT = "pip install 'iflow-memory[ollama]'"
 
 
 def ollama_host() -> str:
@@ -27,10 +26,7 @@ class OllamaEmbedder:
 
     def __init__(self, model: str = DEFAULT_MODEL, dimensions: int = DEFAULT_DIMENSIONS,
                  timeout_s: float = 10.0, transport: Optional[Any] = None) -> None:
-        try:
-            import httpx
-        except ImportError as exc:
-            raise ProviderUnavailable(f"httpx is not installed: {INSTALL_HINT}") from exc
+        httpx = import_sdk("httpx", "ollama")
         self._client = httpx.Client(base_url=ollama_host(), timeout=timeout_s, transport=transport)
         self.model_name = model
         self.dimensions = dimensions

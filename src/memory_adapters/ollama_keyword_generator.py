@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 from memory_adapters.keyword_prompt import build_prompt, parse_keywords
 from memory_adapters.ollama_embedder import ollama_host
+from memory_adapters.provider_errors import import_sdk
 from memory_core.errors import KeywordGenerationError
 
 DEFAULT_MODEL = "llama3.2"
@@ -15,10 +16,7 @@ class OllamaKeywordGenerator:
     """Implements KeywordGenerator against a local Ollama server."""
 
     def __init__(self, model: str = DEFAULT_MODEL, timeout_s: float = 5.0, transport: Optional[Any] = None) -> None:
-        try:
-            import httpx
-        except ImportError as exc:
-            raise KeywordGenerationError("httpx is not installed: pip install 'iflow-memory[ollama]'") from exc
+        httpx = import_sdk("httpx", "ollama", KeywordGenerationError)
         self._client = httpx.Client(base_url=ollama_host(), timeout=timeout_s, transport=transport)
         self._model = model
 

@@ -7,8 +7,10 @@ import os
 import re
 
 from memory_core.errors import EmbeddingError, ProviderUnavailable, RateLimited
+from memory_core.redaction import REDACTED, redact_secrets
 
-_SECRET = re.compile(r"(sk-[A-Za-z0-9_-]{6,}|AIza[0-9A-Za-z_-]{10,}|pa-[A-Za-z0-9_-]{10,}|key=[^&\s]+)")
+# Vendor messages quote keys cut short or whole after `key=`: shapes the core leaves alone in prose, dropped here.
+_KEY_FRAGMENT = re.compile(r"sk-[A-Za-z0-9_-]{6,}|AIza[0-9A-Za-z_-]{10,}|pa-[A-Za-z0-9_-]{10,}|(?<=key=)[^&\s]+")
 
 
 def api_key(variable: str) -> str:
@@ -19,12 +21,17 @@ def api_key(variable: str) -> str:
     return key
 
 
-def import_sdk(module: str, extra: str):
-    """Import a vendor SDK lazily; missing -> ProviderUnavailable with the pip hint."""
+def install_hint(extra: str) -> str:
+    """The command that installs one optional extra: `pip install 'iflow-memory[gemini]'`."""
+    return f"pip install 'iflow-memory[{extra}]'"
+
+
+def import_sdk(module: str, extra: str, error: type[Exception] = ProviderUnavailable):
+    """Import a vendor SDK lazily; missing -> `error` (ProviderUnavailable) with the pip hint."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ProviderUnavailable(f"{module} is not installed: pip install 'iflow-memory[{extra}]'") from exc
+        raise error(f"{module} is not installed: {install_hint(extra)}") from exc
 
 
 def status_of(exc: BaseException) -> int | None:
@@ -38,9 +45,14 @@ def status_of(exc: BaseException) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def _key_fragments(text: str) -> list[tuple[int, int]]:
+    return [match.span() for match in _KEY_FRAGMENT.finditer(text)]
+
+
 def redact(text: str) -> str:
-    """Remove anything that looks like an API key from a message."""
-    return _SECRET.sub("[redacted]", text)
+    """Remove anything that looks like an API key from a vendor's message (the core's redaction, plus key
+    fragments; no added scanners: an error message is not worth their time)."""
+    return redact_secrets(text, scanners=False, also=(_key_fragments,))
 
 
 def map_vendor_error(exc: BaseException, provider: str, secret: str = "") -> EmbeddingError:
@@ -49,7 +61,7 @@ def map_vendor_error(exc: BaseException, provider: str, secret: str = "") -> Emb
     `secret` (the configured key) is removed from the message whatever its shape."""
     status = status_of(exc)
     name = type(exc).__name__
-    text = str(exc).replace(secret, "[redacted]") if secret else str(exc)
+    text = str(exc).replace(secret, REDACTED) if secret else str(exc)
     summary = redact(text)[:200]
     if status == 429 or "RateLimit" in name:
         return RateLimited(f"{provider}: rate limited (HTTP 429)")

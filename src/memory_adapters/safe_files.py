@@ -10,10 +10,11 @@ user's own choice and keeps working.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
-from typing import Optional
+from typing import Any, BinaryIO, Iterator, Optional
 
 from memory_adapters.regular_files import BANK_FILE_LIMIT, read_regular_text
 from memory_adapters.temp_files import remove_abandoned_temps, temp_path, unlink_quietly
@@ -72,29 +73,60 @@ def _create_temp(target: str) -> tuple[str, int]:
         return temp, os.open(temp, flags, PRIVATE)
 
 
-def atomic_write_bytes(path: str, data: bytes, mode: Optional[int] = None) -> None:
-    """Replace `path` by renaming a synced temp file over it. Refuses a link or non-regular target; the file
-    gets `mode`, else keeps an existing file's mode, else is private (0600)."""
-    existing = existing_regular(path)
-    final_mode = mode if mode is not None else (stat.S_IMODE(existing.st_mode) if existing else PRIVATE)
-    remove_abandoned_temps(path)
+def _final_mode(path: str, mode: Optional[int], refuse_links: bool) -> int:
+    """`mode`, else an existing regular file's mode, else private; refuses a link first when `refuse_links`."""
+    existing = existing_regular(path) if refuse_links else None
+    if mode is not None:
+        return mode
+    if not refuse_links:
+        with contextlib.suppress(FileNotFoundError):
+            info = os.lstat(path)
+            existing = info if stat.S_ISREG(info.st_mode) else None
+    return stat.S_IMODE(existing.st_mode) if existing else PRIVATE
+
+
+@contextlib.contextmanager
+def replacing(path: str, mode: Optional[int] = None, *, refuse_links: bool = True, sync: bool = True,
+              create_only: bool = False, legacy_pattern: Optional[str] = None) -> Iterator[BinaryIO]:
+    """Yield this writer's temp file beside `path` (created new, never through a link, private; its `name` is its
+    path); when the block ends it replaces `path` by a rename, and is removed if the block raises.
+
+    The file gets `mode`, else keeps an existing file's mode, else is private (0600). `refuse_links`: a link or
+    non-regular file at `path` is refused (UnsafeFile), also when it appears meanwhile; otherwise the rename
+    replaces a link, never its target. `sync`: fsync before the rename. `create_only`: a file at `path` wins
+    (FileExistsError) instead of being replaced. `legacy_pattern`: temp names of older versions to clean up."""
+    final_mode = _final_mode(path, mode, refuse_links)
+    remove_abandoned_temps(path, legacy_pattern)
     temp, fd = _create_temp(path)
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
+        with open(temp, "wb", opener=lambda _name, _flags: fd) as out:  # the fd opened safely, named by its path
+            yield out
             out.flush()
             os.fchmod(out.fileno(), final_mode)
-            os.fsync(out.fileno())
-        existing_regular(path)  # became a link meanwhile: still refuse
-        os.replace(temp, path)  # renames over the directory entry: a link there would be replaced, not followed
+            if sync:
+                os.fsync(out.fileno())
+        if refuse_links:
+            existing_regular(path)  # became a link meanwhile: still refuse
+        if create_only:
+            os.link(temp, path)  # never replaces a file another process just created
+            os.unlink(temp)
+        else:
+            os.replace(temp, path)  # renames over the directory entry: a link there is replaced, not followed
     except BaseException:
         unlink_quietly(temp)
         raise
 
 
-def atomic_write_text(path: str, text: str, mode: Optional[int] = None) -> None:
+def atomic_write_bytes(path: str, data: bytes, mode: Optional[int] = None, **options: Any) -> None:
+    """Replace `path` by renaming a synced temp file over it (`replacing`, whose `options` it takes): refuses a
+    link or non-regular target by default; the file gets `mode`, else keeps an existing file's mode, else 0600."""
+    with replacing(path, mode, **options) as out:
+        out.write(data)
+
+
+def atomic_write_text(path: str, text: str, mode: Optional[int] = None, **options: Any) -> None:
     """`atomic_write_bytes` for UTF-8 text."""
-    atomic_write_bytes(path, text.encode("utf-8"), mode)
+    atomic_write_bytes(path, text.encode("utf-8"), mode, **options)
 
 
 def write_private_no_follow(path: str, text: str) -> None:

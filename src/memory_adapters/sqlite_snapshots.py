@@ -10,8 +10,8 @@ import sqlite3
 import time
 from typing import Callable, Optional
 
+from memory_adapters.safe_files import PRIVATE, replacing
 from memory_adapters.sqlite_health import quick_check
-from memory_adapters.temp_files import temp_path
 
 SNAPSHOT_DIR = "snapshots"
 KEEP = 3
@@ -47,24 +47,13 @@ def _copy(source: sqlite3.Connection, target_path: str, create_only: bool = Fals
     """Copy a consistent image of `source` into a new private file at `target_path` (a temp name first).
 
     With `create_only`, a file that appeared at `target_path` meanwhile wins (FileExistsError)."""
-    temp = temp_path(target_path)
-    os.close(os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
-    try:
-        target = sqlite3.connect(temp)
+    with replacing(target_path, PRIVATE, refuse_links=False, sync=False, create_only=create_only) as temp:
+        target = sqlite3.connect(temp.name)
         try:
             source.backup(target)
             target.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
         finally:
             target.close()
-        if create_only:
-            os.link(temp, target_path)  # never replaces a database another process just created and uses
-            os.unlink(temp)
-        else:
-            os.replace(temp, target_path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
 
 
 def take_snapshot(db_path: str, now: Callable[[], float] = time.time, every_s: float = EVERY_S,

@@ -10,6 +10,7 @@ from memory_adapters.float32_vectors import pack_vector, unpack_vector
 from memory_adapters.sqlite_connection import SqliteConnection
 from memory_adapters.sqlite_entries import SET_META
 from memory_adapters.sqlite_rows import blob
+from memory_core.space import STAGED_KEYS, space_metadata
 
 QUERY_CACHE_SIZE = 256
 
@@ -17,11 +18,6 @@ QUERY_CACHE_SIZE = 256
 def _query_hash(query: str) -> str:
     """Query texts are not stored, only their hash (they may quote a spec or file names)."""
     return hashlib.sha256(query.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _staged_keys(space) -> list[tuple[str, str]]:
-    return [("staged_embedding_provider", space.provider), ("staged_embedding_model", space.model),
-            ("staged_embedding_dimensions", str(space.dimensions))]
 
 
 class SqliteVectors(SqliteConnection):
@@ -78,7 +74,7 @@ class SqliteVectors(SqliteConnection):
     def start_staging(self, space) -> None:
         """Drop staged vectors and record the space being built, in one transaction."""
         self._transaction([("DELETE FROM staged_vectors", ()),
-                           *[(SET_META, (key, value)) for key, value in _staged_keys(space)]])
+                           *[(SET_META, row) for row in space_metadata(space, STAGED_KEYS)]])
 
     def unstaged_ids(self, limit: int) -> list[str]:
         """Ids of entries that have no staged vector yet."""
@@ -102,8 +98,6 @@ class SqliteVectors(SqliteConnection):
             conn.execute("UPDATE entries SET embedding = (SELECT vector FROM staged_vectors s WHERE s.id = entries.id)")
             conn.execute("DELETE FROM staged_vectors")
             conn.execute("DELETE FROM query_vectors")  # query vectors of the old space must never be compared
-            for key, value in (("embedding_provider", space.provider), ("embedding_model", space.model),
-                               ("embedding_dimensions", str(space.dimensions))):
-                conn.execute(SET_META, (key, value))
+            conn.executemany(SET_META, space_metadata(space))
             conn.execute("DELETE FROM _metadata WHERE key LIKE 'staged_embedding_%'")
         return True

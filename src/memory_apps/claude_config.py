@@ -95,12 +95,17 @@ def session_start_groups(data: dict[str, Any], path: str) -> list:
     return groups
 
 
+def _argv(command: object) -> list[str]:
+    """A command line's words as a shell splits them ([] when it cannot)."""
+    try:
+        return shlex.split(str(command))
+    except ValueError:
+        return []
+
+
 def is_our_hook(command: object) -> bool:
     """Whether a hook command runs iflow-memory's session-start hook (any installation of it)."""
-    try:
-        argv = shlex.split(str(command))
-    except ValueError:
-        return False
+    argv = _argv(command)
     return (len(argv) >= 3 and argv[-2:] == HOOK_ARGS
             and (os.path.basename(argv[0]) == "iflow-memory" or "memory_apps.cli" in argv))
 
@@ -132,8 +137,5 @@ def server_in_file(path: str, keys: Sequence[str] = ()) -> Optional[dict[str, An
 
 def names_a_machine_path(command: object) -> bool:
     """Whether a command starts with an absolute path (it only works on the machine that wrote it)."""
-    try:
-        argv = shlex.split(str(command))
-    except ValueError:
-        return False
+    argv = _argv(command)
     return bool(argv) and os.path.isabs(argv[0])

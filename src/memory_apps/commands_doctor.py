@@ -8,6 +8,7 @@ import os
 import time
 from typing import Any
 
+from memory_adapters.provider_errors import install_hint
 from memory_apps.background import BackgroundWork
 from memory_apps.config import CONFIG_RELATIVE_PATH, MemoryConfig, load_config
 from memory_apps.formatting import dumps
@@ -83,7 +84,7 @@ def _store_checks(settings: MemoryConfig, store_dir: str) -> list[dict[str, Any]
     pinned = pinned_space(store)
     checks.append(_ok_or_fix(plan.target is not None, "embedding provider",
                              EmbeddingSpace.of(plan.target).label if plan.target else plan.problem,
-                             "pip install 'iflow-memory[local]'  or set memory_embedding_provider"))
+                             f"{install_hint('local')}  or set memory_embedding_provider"))
     checks.append(check(OK, "pinned space", pinned.label if pinned else "none yet (first vectors pin it)"))
     staged = staged_space(store)
     if staged:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 from memory_apps import commands_doctor
 from memory_apps.config import load_config
-from memory_apps.formatting import dumps
+from memory_apps.formatting import database_failed, dumps, fail
 from memory_apps.progress import ProgressBar
-from memory_apps.store_paths import global_store_dir, missing_for_reading
+from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
 from memory_core.errors import StorageError
 from memory_core.space import pinned_space
 
@@ -23,16 +22,16 @@ def embed_command(args: argparse.Namespace) -> int:
     store_dir = global_store_dir(args.global_store)
     problem = missing_for_reading(store_dir, args.project_root)  # nothing to embed in a store that is not there
     if problem:
-        return _failed(problem, 1)
+        return fail(problem)
     try:
         container = build_container(load_config(args.project_root), store_dir)
         bar = ProgressBar("embedding", enabled=not (args.quiet or args.json))
         report, problem = embed_everything(container, bar, args.max)
         bar.close()
     except StorageError as exc:
-        return _failed(f"database error: {exc}", 2)
+        return database_failed(exc)
     if report is None:
-        return _failed(f"nothing embedded: {problem}", 1)
+        return fail(f"nothing embedded: {problem}")  # with --json too: stdout stays empty
     status = 0 if not report.error else 1
     space = pinned_space(container.store())
     target = report.migrating_to or (space.label if space else None)
@@ -53,12 +52,6 @@ def embed_command(args: argparse.Namespace) -> int:
     elif report.remaining:
         line += " (run `iflow-memory embed` again to resume)"
     print(line)
-    return status
-
-
-def _failed(message: str, status: int) -> int:
-    """Nothing was embedded: the reason on stderr (with --json too: errors stay on stderr, stdout stays empty)."""
-    print(f"iflow-memory: {message}", file=sys.stderr)
     return status
 
 
@@ -84,4 +77,4 @@ def add_commands(commands, fmt) -> None:
 
 def _store_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
-    parser.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
+    parser.add_argument("--global-store", default=None, help=STORE_HELP)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections import Counter
 
-from memory_apps.formatting import JSON_HELP, dumps, entry_dict, fields, table
-from memory_apps.store_paths import global_store_dir, missing_for_reading
+from memory_apps.formatting import JSON_HELP, database_failed, dumps, entry_dict, fail, fields, table
+from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
 from memory_core.errors import InvalidEntry, StorageError
 from memory_core.request_checks import MAX_LIMIT, check_limit, check_query
 from memory_core.inert import one_line
@@ -26,8 +25,7 @@ def search_command(args: argparse.Namespace) -> int:
     try:
         found = _service(args).search(" ".join(args.query), args.limit, args.category)
     except InvalidEntry as exc:
-        print(f"iflow-memory: invalid {exc.field}: {one_line(exc.message)}", file=sys.stderr)
-        return 1
+        return _invalid(exc)
     if args.json:
         print(dumps([entry_dict(r.entry, r.score) for r in found.selected]))
         return 0
@@ -59,12 +57,19 @@ def list_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _invalid(exc: InvalidEntry) -> int:
+    return fail(f"invalid {exc.field}: {one_line(exc.message)}")
+
+
+def _not_found(entry_id: str) -> int:
+    return fail(f"no entry with id {one_line(entry_id)}")
+
+
 def show_command(args: argparse.Namespace) -> int:
     """Show one entry in full."""
     entry = _service(args).get(args.id)
     if entry is None:
-        print(f"iflow-memory: no entry with id {one_line(args.id)}", file=sys.stderr)
-        return 1
+        return _not_found(args.id)
     if args.json:
         print(dumps(entry_dict(entry)))
         return 0
@@ -75,8 +80,7 @@ def show_command(args: argparse.Namespace) -> int:
 def delete_command(args: argparse.Namespace) -> int:
     """Delete one entry."""
     if not _service(args).delete(args.id):
-        print(f"iflow-memory: no entry with id {one_line(args.id)}", file=sys.stderr)
-        return 1
+        return _not_found(args.id)
     print(dumps({"deleted": args.id}) if args.json else f"Deleted {one_line(args.id)}")
     return 0
 
@@ -84,8 +88,7 @@ def delete_command(args: argparse.Namespace) -> int:
 def promote_command(args: argparse.Namespace) -> int:
     """Make one project's entry universal: every project's sessions see it from now on."""
     if not _service(args).promote(args.id):
-        print(f"iflow-memory: no entry with id {one_line(args.id)}", file=sys.stderr)
-        return 1
+        return _not_found(args.id)
     if args.json:
         print(dumps({"promoted": args.id}))
     else:
@@ -123,8 +126,7 @@ def export_command(args: argparse.Namespace) -> int:
     try:
         written = export_markdown(entries, args.output)  # creates the output directory (0700)
     except OSError as exc:
-        print(f"iflow-memory: cannot export: {exc}", file=sys.stderr)
-        return 1
+        return fail(f"cannot export: {exc}")
     if args.json:
         files = [{"path": str(path), "entries": count} for path, count in written]
         print(dumps({"output": args.output, "entries": sum(count for _, count in written), "files": files}))
@@ -136,7 +138,7 @@ def export_command(args: argparse.Namespace) -> int:
 
 def _store_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
-    parser.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
+    parser.add_argument("--global-store", default=None, help=STORE_HELP)
 
 
 def add_commands(commands, fmt) -> None:
@@ -204,16 +206,13 @@ def _guard(handler, precheck=None):
             try:
                 precheck(args)
             except InvalidEntry as exc:
-                print(f"iflow-memory: invalid {exc.field}: {one_line(exc.message)}", file=sys.stderr)
-                return 1
+                return _invalid(exc)
         # These commands store nothing new: a missing store is a mistyped path, never a store to create.
         problem = missing_for_reading(global_store_dir(args.global_store), args.project_root)
         if problem:
-            print(f"iflow-memory: {problem}", file=sys.stderr)
-            return 1
+            return fail(problem)
         try:
             return handler(args)
         except StorageError as exc:
-            print(f"iflow-memory: database error: {exc}", file=sys.stderr)
-            return 2
+            return database_failed(exc)
     return run

@@ -6,8 +6,9 @@ import argparse
 import os
 import sys
 
-from memory_apps.formatting import JSON_HELP, dumps
-from memory_apps.store_paths import global_store_dir, missing_project
+from memory_apps.container_config import DB_FILENAME
+from memory_apps.formatting import JSON_HELP, database_failed, dumps, fail
+from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_project
 
 EPILOG = """examples:
   iflow-memory import --project-root . --global-store ~/.claude/iflow/memory
@@ -26,8 +27,7 @@ def import_command(args: argparse.Namespace) -> int:
 
     problem = missing_project(args.project_root)  # a mistyped path would import nothing and still say "ok"
     if problem:
-        print(f"iflow-memory: {problem}", file=sys.stderr)
-        return 1
+        return fail(problem)
     global_store = global_store_dir(args.global_store)
     try:
         container = build_container(load_config(args.project_root), global_store, full_check=True)
@@ -36,11 +36,10 @@ def import_command(args: argparse.Namespace) -> int:
         if report.new or report.updated:
             embed_after_write(container)
     except StorageError as exc:
-        print(f"iflow-memory: database error: {exc}", file=sys.stderr)
-        return 2
+        return database_failed(exc)
     for problem in report.problems:
         print(f"iflow-memory: {one_line(problem)}", file=sys.stderr)
-    database = os.path.join(global_store, "memory.db")
+    database = os.path.join(global_store, DB_FILENAME)
     if args.json:
         print(dumps({"database": database, "new": report.new, "updated": report.updated,
                      "unchanged": report.unchanged, "skipped": report.skipped, "duplicates": report.duplicates,
@@ -58,9 +57,9 @@ def add_command(commands, fmt) -> None:
     """Register `import` on the CLI's sub-parsers."""
     imp = commands.add_parser("import", help="import knowledge-bank markdown into the database (idempotent)",
                               description="Import docs/knowledge-bank/*.md of the project and the global "
-                                          "store's *.md into memory.db. Re-importing changes nothing.",
+                                          f"store's *.md into {DB_FILENAME}. Re-importing changes nothing.",
                               epilog=EPILOG, formatter_class=fmt)
     imp.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
-    imp.add_argument("--global-store", default=None, help="global store directory (default: ~/.claude/iflow/memory)")
+    imp.add_argument("--global-store", default=None, help=STORE_HELP)
     imp.add_argument("--json", action="store_true", help=JSON_HELP)
     imp.set_defaults(handler=import_command)

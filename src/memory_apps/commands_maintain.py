@@ -2,18 +2,18 @@
 
 It finishes a project's first import, embeds every entry without a vector and rebuilds the vector cache, each
 under its lease, so concurrent sessions and runs never do the same work twice; then it embeds the project's
-current context query, so the next session of that context ranks by meaning without loading the model. Session starts spawn it
-detached; running it by hand is harmless.
+current context query, so the next session of that context ranks by meaning without loading the model. Session
+starts spawn it detached; running it by hand is harmless.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 from memory_apps.background import BackgroundWork, background_task
-from memory_apps.container_config import default_global_store
+from memory_apps.formatting import database_failed, fail
+from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
 from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK
 
 MAX_RUNTIME_S = 20 * 60  # a run ends itself well before `doctor` calls a lease holder stuck
@@ -24,15 +24,13 @@ def maintain_command(args: argparse.Namespace) -> int:
     """Finish the import, the embeddings and the vector cache; exit 0 also when another run is doing it."""
     from memory_apps.config import load_config
     from memory_apps.container import build_container, keep_snapshot
-    from memory_apps.store_paths import missing_for_reading
     from memory_core.errors import StorageError
 
-    store_dir = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
+    store_dir = global_store_dir(args.global_store)
     root = os.path.abspath(args.project_root)
     problem = missing_for_reading(store_dir, root)  # it finishes what a session started: never a new store
     if problem:
-        print(f"iflow-memory: {problem}", file=sys.stderr)
-        return 1
+        return fail(problem)
     work = BackgroundWork(store_dir)
     if not work.leases.claim_within(background_task(root), 1.0):
         return 0  # another run already works for this project
@@ -47,8 +45,7 @@ def maintain_command(args: argparse.Namespace) -> int:
         elif _warm_model_cache(container):
             done.append("local model cache ready")
     except StorageError as exc:
-        print(f"iflow-memory: database error: {exc}", file=sys.stderr)
-        return 2
+        return database_failed(exc)
     finally:
         work.release(background_task(root))
     if not args.quiet:
@@ -111,7 +108,6 @@ def add_command(commands, fmt) -> None:
         epilog="example:\n  iflow-memory maintain --project-root .\n\n"
                "exit status: 0 done (or another run is doing it), 2 database error")
     maintain.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
-    maintain.add_argument("--global-store", default=None,
-                          help="global store directory (default: ~/.claude/iflow/memory)")
+    maintain.add_argument("--global-store", default=None, help=STORE_HELP)
     maintain.add_argument("--quiet", action="store_true", help="print nothing")
     maintain.set_defaults(handler=maintain_command)

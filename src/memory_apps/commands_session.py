@@ -8,8 +8,7 @@ from __future__ import annotations
 import argparse
 
 from memory_apps import injector
-
-STORE_HELP = "global store directory (default: ~/.claude/iflow/memory)"
+from memory_apps.store_paths import STORE_HELP
 
 
 def _hook(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""Tables for humans (rich, imported only when one is printed) and JSON for scripts."""
+"""Tables for humans (rich, imported only when one is printed), JSON for scripts, and failures on stderr."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from memory_core.records import Entry
 _TERMINAL_ACTIVE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 JSON_HELP = "one JSON document on stdout for scripts (errors stay on stderr, same exit status)"
+EXIT_INVALID, EXIT_DATABASE = 1, 2
+"""Exit statuses: invalid input or not found; a database error."""
 PLAIN_WIDTH = 100_000  # piped output is never wrapped or cut to a terminal's width
 
 
@@ -98,3 +100,15 @@ def dumps(data: Any) -> str:
     """Pretty JSON, with any character a terminal would act on escaped (ADR 13)."""
     text = json.dumps(data, indent=2, ensure_ascii=False)
     return _TERMINAL_ACTIVE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def fail(message: str, status: int = EXIT_INVALID) -> int:
+    """Say why a command failed (`iflow-memory: ...` on stderr; stdout stays for results, --json too); returns
+    `status`."""
+    print(f"iflow-memory: {message}", file=sys.stderr)
+    return status
+
+
+def database_failed(exc: BaseException) -> int:
+    """`fail` for a database error: exit status 2."""
+    return fail(f"database error: {exc}", EXIT_DATABASE)

@@ -10,6 +10,8 @@ import os
 import sys
 from typing import Optional, Sequence
 
+from memory_apps.container_config import DB_FILENAME, DEFAULT_GLOBAL_STORE
+
 EPILOG = """examples:
   python -m memory_apps.injector --project-root . --limit 20 --global-store ~/.claude/iflow/memory
   iflow-memory inject --limit -1          # no limit
@@ -25,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=None,
                         help="entries to inject; 0 = none, -1 = no limit (default: memory_injection_limit, 20)")
     parser.add_argument("--global-store", default=None,
-                        help="global store directory holding memory.db (default: ~/.claude/iflow/memory)")
+                        help=f"global store directory holding {DB_FILENAME} (default: {DEFAULT_GLOBAL_STORE})")
 
 
 PROG = "python -m memory_apps.injector"  # argparse would say `injector.py`, which nobody can run

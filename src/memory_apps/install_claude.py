@@ -20,12 +20,14 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from memory_adapters.provider_errors import install_hint
 from memory_apps.claude_config import (CLAUDE_JSON_LIMIT, HOOK_ARGS, SERVER_NAME, child_object, hook_in_file,
                                        load_object, names_a_machine_path, our_hook, save, server_in_file,
                                        session_start_groups)
+from memory_apps.formatting import fail
 
 SCOPES = ("local", "project", "user")
-MCP_HINT = "pip install 'iflow-memory[mcp]'"
+MCP_HINT = install_hint("mcp")
 HOOK = "SessionStart hook"
 SERVER = f"MCP server {SERVER_NAME}"
 
@@ -169,23 +171,20 @@ def install(project: str, scope: str = "local") -> int:
     """Install the hook and the MCP server for `project` in `scope`; exit 1 (nothing written) on a missing
     project, a file that is not valid JSON of the right shape, or a file that is a symbolic link."""
     if not os.path.isdir(project):
-        print(f"iflow-memory: project directory {project} does not exist (nothing was written)", file=sys.stderr)
-        return 1
+        return fail(f"project directory {project} does not exist (nothing was written)")
     where, argv, missing_mcp = targets(project, scope), scope_argv(scope), mcp_problem()
     try:  # both files are read and checked (a link is refused) before either is written
         hook, lines, notes = _hook_edit(where, shlex.join([*argv, *HOOK_ARGS]), scope)
         server = None if missing_mcp else _server_edit(where, argv)
     except (ValueError, OSError) as exc:
-        print(f"iflow-memory: {exc}; nothing was written", file=sys.stderr)
-        return 1
+        return fail(f"{exc}; nothing was written")
     try:
         for line in lines + ([hook.apply()] if hook else []):
             print(line)
         print(server.apply() if server else f"skipped {SERVER}: {missing_mcp} (`iflow-memory serve` would exit "
               f"at start); install it with `{MCP_HINT}`, then run install-claude again")
     except OSError as exc:
-        print(f"iflow-memory: {exc}; that file was left unchanged", file=sys.stderr)
-        return 1
+        return fail(f"{exc}; that file was left unchanged")
     for note in notes + _notes(project, scope, where, bool(hook and hook.changed)):
         print(note)
     return 0

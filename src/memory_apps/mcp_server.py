@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib.metadata
-import sys
 from typing import Annotated, Literal, Optional
 
 from pydantic import BaseModel, Field, ValidationError
 
+from memory_adapters.provider_errors import install_hint
+from memory_apps.formatting import EXIT_DATABASE, fail
 from memory_apps.service import MemoryService
 from memory_core.errors import InvalidEntry, MemoryCoreError
 from memory_core.inert import one_line, strip_controls
@@ -194,10 +195,8 @@ def serve(global_store: Optional[str], project_root: Optional[str]) -> int:
         service = MemoryService(global_store, project_root)
         server = build_server(service)
     except ImportError:
-        print("iflow-memory: the MCP server needs the mcp package: pip install 'iflow-memory[mcp]'", file=sys.stderr)
-        return 1
+        return fail(f"the MCP server needs the mcp package: {install_hint('mcp')}")
     except MemoryCoreError as exc:
-        print(f"iflow-memory: cannot start: {exc}", file=sys.stderr)
-        return 2
+        return fail(f"cannot start: {exc}", EXIT_DATABASE)
     server.run()
     return 0

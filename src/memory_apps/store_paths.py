@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from memory_apps.container_config import default_global_store
+from memory_apps.container_config import DEFAULT_GLOBAL_STORE, default_global_store
+
+STORE_HELP = f"global store directory (default: {DEFAULT_GLOBAL_STORE})"
+"""The help of every command's `--global-store`."""
 
 
 def global_store_dir(value: Optional[str]) -> str:

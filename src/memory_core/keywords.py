@@ -8,12 +8,16 @@ from typing import Iterable
 from memory_core.redaction import contains_secret
 
 KEYWORD_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-GENERIC_WORDS = frozenset(
+GENERIC_WORD_LIST = tuple(
     "code development software system application implementation feature project function "
     "method file data error bug fix update change".split()
 )
+"""Words too general to label anything, in the order the keyword prompt lists them."""
+GENERIC_WORDS = frozenset(GENERIC_WORD_LIST)
 MAX_KEYWORDS = 10
 MIN_KEYWORDS = 3
+MAX_KEYWORD_WORDS = 3
+MAX_KEYWORD_LENGTH = 40
 
 
 def valid_keyword(keyword: str) -> bool:
@@ -21,8 +25,8 @@ def valid_keyword(keyword: str) -> bool:
     return (
         bool(KEYWORD_PATTERN.match(keyword))
         and keyword not in GENERIC_WORDS
-        and keyword.count("-") <= 2
-        and len(keyword) <= 40
+        and keyword.count("-") < MAX_KEYWORD_WORDS
+        and len(keyword) <= MAX_KEYWORD_LENGTH
     )
 
 

@@ -9,6 +9,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory_core.hashing import content_hash
+from memory_core.keywords import MAX_KEYWORDS
 from memory_core.records import (  # noqa: F401 - re-exported: the records live beside the models
     CATEGORIES, CONFIDENCE_RANK, Entry, EntryStats, ImportOutcome, UpsertOutcome,
 )
@@ -18,7 +19,6 @@ Category = Literal["anti-patterns", "patterns", "heuristics"]
 Confidence = Literal["high", "medium", "low"]
 Source = Literal["retro", "session-capture", "manual", "import"]
 
-MAX_KEYWORDS = 10
 MAX_REFERENCES = 50
 MAX_REFERENCE_LENGTH = 500
 

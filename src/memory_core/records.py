@@ -10,6 +10,8 @@ from typing import Any, Literal, NamedTuple, Optional, Protocol
 
 CATEGORIES: tuple[str, ...] = ("anti-patterns", "heuristics", "patterns")
 """Categories in the order the memory block shows them (anti-patterns first, patterns last)."""
+CATEGORY_TITLES = {"anti-patterns": "Anti-Patterns", "heuristics": "Heuristics", "patterns": "Patterns"}
+"""Each category's title, as knowledge-bank files and the memory block's sections name it."""
 
 CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
 SOURCES = ("retro", "session-capture", "manual", "import")

@@ -6,7 +6,7 @@ every path, the session-start hook included. The write paths add detect-secrets 
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from memory_core.secret_assignments import redact_assignments
 from memory_core.secret_patterns import REDACTED, redact_shapes
@@ -34,21 +34,21 @@ def _redact_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
     return text
 
 
-def _redact_once(text: str, scanners: bool) -> str:
+def _redact_once(text: str, scanners: bool, also: Sequence[Detector]) -> str:
     text = redact_assignments(redact_shapes(text))
-    for detector in tuple(_DETECTORS) if scanners else ():
+    for detector in (*(_DETECTORS if scanners else ()), *also):
         text = _redact_spans(text, detector(text))
     return text
 
 
-def redact_secrets(text: str, scanners: bool = True) -> str:
+def redact_secrets(text: str, scanners: bool = True, also: Sequence[Detector] = ()) -> str:
     """Replace every secret-shaped substring with [REDACTED]; `scanners=False` skips added detectors (cheap
-    enough for every read)."""
+    enough for every read); `also` adds detectors for this call only."""
     if not text:
         return text
     for _ in range(8):  # patterns can expose each other (a quoted password inside a URL): run to a fixpoint
         before = text
-        text = _redact_once(text, scanners)
+        text = _redact_once(text, scanners, also)
         if text == before:
             break
     return text

@@ -8,29 +8,29 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from memory_core.inert import inert_block_text, one_line, strip_controls
-from memory_core.records import Entry
+from memory_core.records import CATEGORIES, CATEGORY_TITLES, Entry
 
-SECTION_TITLES = {
-    "anti-patterns": "### Anti-Patterns to Avoid",
-    "heuristics": "### Heuristics",
-    "patterns": "### Patterns to Follow",
-}
+_SECTION_ADVICE = {"anti-patterns": " to Avoid", "heuristics": "", "patterns": " to Follow"}
+SECTION_TITLES = {category: f"### {CATEGORY_TITLES[category]}{_SECTION_ADVICE[category]}" for category in CATEGORIES}
 BLOCK_TITLE = "## Engineering Memory (from knowledge bank)"
-HEADER_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": ""}
 TYPE_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": "Heuristic: "}
+"""The `{Type}: ` an entry heading may start with; the knowledge-bank reader strips one."""
+HEADER_PREFIX = {**TYPE_PREFIX, "heuristics": ""}
+"""The prefix an entry heading is written with: heuristics go without one."""
 _TITLES = {title.lstrip("# ").casefold() for title in (*SECTION_TITLES.values(), BLOCK_TITLE)}
 
 
-def _heading(category: str, name: str) -> str:
+def entry_heading(category: str, name: str) -> str:
+    """`### Anti-Pattern: Name`, `### Pattern: Name` or `### Name` for a name of this category."""
     prefix = HEADER_PREFIX[category]
-    if not prefix and name.startswith("Heuristic: "):
-        prefix = "Heuristic: "  # the reader strips one such prefix from heuristics
+    if not prefix and name.startswith(TYPE_PREFIX[category]):
+        prefix = TYPE_PREFIX[category]  # the reader strips one such prefix from heuristics
     return f"### {prefix}{name}"
 
 
 def header_line(entry: Entry) -> str:
     """`### Anti-Pattern: Name`, `### Pattern: Name` or `### Name`, readable back to the same name."""
-    return _heading(entry.category, entry.name)
+    return entry_heading(entry.category, entry.name)
 
 
 def _distinct_heading(category: str, heading: str) -> str:
@@ -59,7 +59,7 @@ def detail_lines(entry: Entry) -> list[str]:
 
 def render_entry(entry: Entry) -> str:
     """Render one entry the way knowledge-bank markdown shows it, inert."""
-    lines = [_heading(entry.category, one_line(entry.name)), entry.description]
+    lines = [entry_heading(entry.category, one_line(entry.name)), entry.description]
     lines += detail_lines(entry)
     lines.append(f"- Observation count: {entry.observation_count}")
     lines.append(f"- Confidence: {entry.confidence}")

@@ -18,6 +18,7 @@ from memory_adapters.gemini_embedder import GeminiEmbedder
 from memory_adapters.local_embedder import LocalOnnxEmbedder, bundled_model_path
 from memory_adapters.ollama_embedder import OllamaEmbedder
 from memory_adapters.openai_embedder import OpenAIEmbedder
+from memory_adapters.provider_errors import map_vendor_error
 from memory_adapters.voyage_embedder import VoyageEmbedder
 from memory_core.embedding import NormalisingEmbedder
 from memory_core.errors import EmbeddingError, ProviderUnavailable, RateLimited
@@ -256,3 +257,13 @@ def test_rate_limit_in_a_later_batch_keeps_the_vectors_already_received(monkeypa
     assert report.rate_limited
     assert [len(c.texts) for c in service.calls] == [32, 8]
     assert report.embedded == 32, "the 32 vectors the provider returned (and billed) were thrown away"
+
+
+@pytest.mark.parametrize("message, secret", [
+    ("Incorrect API key provided: sk-abc123xyz", "sk-abc123xyz"),  # cut short: no shape the core knows
+    ("GET /v1/models?key=hunter2hunter2 failed", "hunter2hunter2"),
+    ("cannot reach postgres://app:Pg5ecretPassw0rd@db.internal/app", "Pg5ecretPassw0rd"),  # the core's own shape
+])
+def test_a_vendor_error_message_never_carries_a_key(message, secret):
+    error = map_vendor_error(ValueError(message), "openai")
+    assert secret not in str(error) and "[REDACTED]" in str(error), str(error)

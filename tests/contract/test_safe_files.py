@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
-from memory_adapters.safe_files import (UnsafeFile, atomic_write_text, read_text_no_follow,
-                                        write_private_no_follow)
+from memory_adapters.safe_files import (PRIVATE, UnsafeFile, atomic_write_bytes, atomic_write_text,
+                                        read_text_no_follow, replacing, write_private_no_follow)
 from memory_adapters.temp_files import temp_path
+from memory_apps.tracking import TRACKING_FILENAME, write_tracking
 from memory_core.models import EntryDraft
 from memory_core.records import Entry
 
@@ -95,6 +96,65 @@ def test_a_link_planted_at_the_temp_name_is_not_written_through(tmp_path, victim
     assert target.read_text(encoding="utf-8") == "an entry\n" and not target.is_symlink()
     assert victim.read_text(encoding="utf-8") == SECRET
     assert leftovers(tmp_path) == []
+
+
+def test_a_link_the_caller_allows_is_replaced_never_followed(tmp_path, victim):
+    link = tmp_path / "memory.db.vectors"
+    link.symlink_to(victim)
+
+    atomic_write_bytes(str(link), b"cache", PRIVATE, refuse_links=False, sync=False)
+
+    assert not link.is_symlink() and link.read_bytes() == b"cache" and mode(link) == 0o600
+    assert victim.read_text(encoding="utf-8") == SECRET
+    assert leftovers(tmp_path) == []
+
+
+def test_the_tracking_file_is_private_and_replaces_a_link(tmp_path, victim):
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / TRACKING_FILENAME).symlink_to(victim)
+
+    write_tracking(str(store), {"entries": ["a"]})
+
+    tracking = store / TRACKING_FILENAME
+    assert not tracking.is_symlink() and mode(tracking) == 0o600 and '"entries"' in tracking.read_text()
+    assert victim.read_text(encoding="utf-8") == SECRET
+    assert leftovers(store) == []
+
+
+@pytest.mark.parametrize("sync", [True, False])
+def test_fsync_happens_only_when_asked(tmp_path, monkeypatch, sync):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+
+    atomic_write_text(str(tmp_path / "notes.md"), "text\n", sync=sync)
+
+    assert bool(synced) == sync
+
+
+def test_a_failing_writer_leaves_the_old_file_and_no_temp(tmp_path):
+    target = tmp_path / "anti-patterns.md"
+    target.write_text("old\n", encoding="utf-8")
+
+    with pytest.raises(RuntimeError):
+        with replacing(str(target)) as out:
+            out.write(b"half a ")
+            raise RuntimeError("the writer died")
+
+    assert target.read_text(encoding="utf-8") == "old\n" and leftovers(tmp_path) == []
+
+
+def test_create_only_never_replaces_a_file_that_is_there(tmp_path):
+    target = tmp_path / "memory.db"
+    target.write_text("in use\n", encoding="utf-8")
+
+    with pytest.raises(FileExistsError):
+        atomic_write_text(str(target), "restored\n", create_only=True)
+    atomic_write_text(str(tmp_path / "new.db"), "restored\n", create_only=True)
+
+    assert target.read_text(encoding="utf-8") == "in use\n" and leftovers(tmp_path) == []
+    assert (tmp_path / "new.db").read_text(encoding="utf-8") == "restored\n" and mode(tmp_path / "new.db") == 0o600
 
 
 def test_reading_refuses_links_and_reads_regular_files(tmp_path, victim):

@@ -172,3 +172,13 @@ def test_overlapping_spans_are_merged_and_a_redacted_span_stays():
         assert redact_secrets("abcdefgh [REDACTED]") == "[REDACTED]gh [REDACTED]"
     finally:
         remove_detector(overlapping)
+
+
+def test_detectors_given_for_one_call_are_used_for_that_call_only():
+    def finds_moon(text):
+        start = text.find("moon")
+        return [(start, start + 4)] if start >= 0 else []
+
+    assert redact_secrets("over the moon", scanners=False, also=(finds_moon,)) == "over the [REDACTED]"
+    assert redact_secrets("over the moon") == "over the moon"
+    assert finds_moon not in detectors()
