@@ -8,7 +8,8 @@ import subprocess
 import sys
 import time
 
-from memory_adapters.file_leases import FileLeases, lease_file
+from memory_adapters.file_leases import lease_file
+from memory_apps.adapter_factories import file_leases
 
 DISABLE_VARIABLE = "IFLOW_MEMORY_BACKGROUND"
 BACKGROUND_TASK = "background"
@@ -30,7 +31,7 @@ class BackgroundWork:
 
     def __init__(self, global_store: str) -> None:
         self.global_store = global_store
-        self.leases = FileLeases(global_store)
+        self.leases = file_leases(global_store)
 
     def claim(self, task: str) -> bool:
         """Take a lease without waiting."""

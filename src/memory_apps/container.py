@@ -1,7 +1,13 @@
-"""The composition root: one dependency-injector container that wires adapters into use cases."""
+"""The composition root: one dependency-injector container that wires adapters into use cases.
+
+Its providers wrap the recipes of `adapter_factories` and `use_case_factories`, the one table the hook's
+wiring resolves too (ADR 21). A Selector picks the embedding adapter by provider name, another the keyword tiers
+by `memory_keyword_provider`. Tests override providers (`container.embedder.override(...)`) instead of patching.
+"""
 
 from __future__ import annotations
 
+import contextvars
 import os
 import sys
 from typing import Optional
@@ -9,25 +15,18 @@ from typing import Optional
 from dependency_injector import containers, providers
 
 from memory_adapters.detect_secrets_scanner import use_detect_secrets
-from memory_adapters.git_context_source import GitProjectContextSource
-from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
-from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
-from memory_adapters.git_project_layout import GitProjectLayout
-from memory_adapters.sqlite_store import SqliteEntryStore
-from memory_adapters.system_clock import SystemClock
-from memory_apps.background import BackgroundWork
+from memory_apps.adapter_factories import EMBEDDERS, Recipe, audit_trails, embedder_recipe
 from memory_apps.config import MemoryConfig
-from memory_apps.session_setup import build_session_start
 from memory_apps.container_config import DB_FILENAME, container_values, default_global_store
+from memory_apps.embedding_setup import Builder, kept_embedders
+from memory_apps.keyword_setup import KEYWORD_CHAINS, build_keyword_tiers
 from memory_apps.retrieval_setup import embedding_plan, retrieval_for, retrieval_index
-from memory_apps.keyword_setup import build_keyword_tiers
-from memory_apps.embedding_setup import embedder_builder
-from memory_core.scoring import Weights
+from memory_apps.session_setup import build_session_start
+from memory_apps.use_case_factories import RECIPES
+from memory_core.ports.embedder import Embedder
 from memory_core.usecases.embed_pending import EmbedPending
-from memory_core.usecases.importing import ImportKnowledgeBank
 from memory_core.usecases.reconcile_audit import ReconcileAudit
 from memory_core.usecases.remember import Remember
-from memory_core.usecases.retrieve import RetrieveAndRank
 
 __all__ = ["Container", "DB_FILENAME", "build_container", "default_global_store", "embedding_plan",
            "keep_snapshot", "open_store_recovering", "retrieval_for", "retrieval_index"]
@@ -36,12 +35,48 @@ __all__ = ["Container", "DB_FILENAME", "build_container", "default_global_store"
 # before it validates an entry; the session-start hook never does. detect-secrets loads on the first scan (ADR 12).
 use_detect_secrets()
 
+_REQUESTED_EMBEDDER: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar("requested_embedder",
+                                                                                     default=None)
 
-def audit_trail_for(global_store: str):
-    """Markdown audit trails by project root; a project directory that is gone leaves the global store only."""
-    def build(project_root: Optional[str]) -> MarkdownAuditTrail:
-        return MarkdownAuditTrail(global_store, project_root if project_root and os.path.isdir(project_root) else None)
+
+def _provider(recipe: Recipe, config: providers.Configuration, needs: dict) -> providers.Provider:
+    if set(needs) != set(recipe.needs):
+        raise TypeError(f"{recipe.build.__name__} needs {sorted(recipe.needs)}, not {sorted(needs)}")
+    kind = providers.Singleton if recipe.shared else providers.Factory
+    return kind(recipe.build, **{key: getattr(config, key) for key in recipe.values}, **needs)
+
+
+def declare(name: str, config: providers.Configuration, **needs: providers.Provider) -> providers.Provider:
+    """The provider of one recipe (a Singleton when shared, else a Factory) with the recipe's configuration
+    values and the providers of exactly the recipes it needs."""
+    return _provider(RECIPES[name], config, needs)
+
+
+def requested_embedder() -> Optional[str]:
+    """The provider name `embedders_by_name` is asking the embedder Selector for."""
+    return _REQUESTED_EMBEDDER.get()
+
+
+def embedders_by_name(embedder: providers.Provider) -> Builder:
+    """A builder that asks the container's embedder Selector (or whatever overrides it) for one provider's
+    adapter: the plan names the provider, the Selector imports and builds only that one."""
+    def build(provider: str, model: str) -> Embedder:
+        if not embedder.overridden:
+            embedder_recipe(provider)  # ProviderUnavailable for a name no adapter answers to
+        token = _REQUESTED_EMBEDDER.set(provider)
+        try:
+            return embedder(model=model)
+        finally:
+            _REQUESTED_EMBEDDER.reset(token)
     return build
+
+
+def _embedder_alternatives(config: providers.Configuration) -> dict[str, providers.Provider]:
+    return {name: _provider(recipe, config, {}) for name, recipe in EMBEDDERS.items()}
+
+
+def _keyword_alternatives() -> dict[str, providers.Provider]:
+    return {name: providers.Singleton(build_keyword_tiers, name) for name in KEYWORD_CHAINS}
 
 
 class Container(containers.DeclarativeContainer):
@@ -50,52 +85,42 @@ class Container(containers.DeclarativeContainer):
     __self__ = providers.Self()
     config = providers.Configuration()
 
-    clock = providers.Singleton(SystemClock)
-    store = providers.Singleton(SqliteEntryStore, path=config.db_path, enable_fts5=config.fts5,
-                                full_check=config.full_check, busy_timeout_ms=config.busy_timeout_ms,
-                                busy_retries=config.busy_retries)
-    knowledge_reader = providers.Singleton(MarkdownKnowledgeBankReader)
-    context_source = providers.Singleton(GitProjectContextSource)
-    embedder_builder = providers.Singleton(embedder_builder, config.model_cache, config.write_model_cache)
-    embedder = providers.Object(None)
-    vector_index = providers.Object(None)
-    embedder_problem = providers.Object("no embedding provider configured")
+    clock = declare("clock", config)
+    store = declare("store", config)
+    knowledge_reader = declare("knowledge_reader", config)
+    layout = declare("layout", config)
+    context_source = declare("context_source", config)
+    audit_trail = declare("audit_trail", config)
+    shared_work = declare("shared_work", config)
+    vector_index = declare("vector_index", config, store=store)
 
-    weights = providers.Factory(
-        Weights, vector=config.vector_weight, keyword=config.keyword_weight, prominence=config.prominence_weight
-    )
-    retrieve = providers.Factory(
-        RetrieveAndRank,
-        store=store,
-        clock=clock,
-        weights=weights,
-        keyword_index=store,
-        embedder=embedder,
-        vector_index=vector_index,
-        embedder_problem=embedder_problem,
-        ranking=config.ranking,
-        references=store,
-    )
-    keyword_tiers = providers.Singleton(build_keyword_tiers, config.keyword_provider)
-    audit_trail = providers.Singleton(MarkdownAuditTrail, global_store=config.global_store,
-                                      project_root=config.project_root)
+    embedder = providers.Selector(requested_embedder, **_embedder_alternatives(config))
+    embedder_by_name = providers.Factory(embedders_by_name, embedder.provider)
+    # One-shot processes build an embedder when asked; a long-running host keeps the last few it built.
+    embedder_builder = providers.Selector(config.embedders, per_call=embedder_by_name,
+                                          kept=providers.Singleton(kept_embedders, embedder_by_name))
+    keyword_tiers = providers.Selector(config.keyword_provider, **_keyword_alternatives())
+    local_keywords = declare("local_keywords", config)
+
+    weights = declare("weights", config)
+    retrieve = declare("retrieve", config, store=store, clock=clock, weights=weights)
+    importer = declare("importer", config, knowledge_reader=knowledge_reader, store=store, clock=clock,
+                       layout=layout, local_keywords=local_keywords)
     reconcile = providers.Factory(ReconcileAudit, store=store, exclusive=audit_trail.provided.exclusive,
-                                  audit_for=providers.Callable(audit_trail_for, config.global_store))
+                                  audit_for=providers.Callable(audit_trails, config.global_store))
     remember = providers.Factory(Remember, store=store, clock=clock, keywords=keyword_tiers, reconcile=reconcile)
     embed_pending = providers.Factory(EmbedPending, store=store)
-    local_keywords = providers.Singleton(build_keyword_tiers, "local")
-    importer = providers.Factory(ImportKnowledgeBank, reader=knowledge_reader, store=store, clock=clock,
-                                 layout=providers.Singleton(GitProjectLayout), keywords=local_keywords)
-    shared_work = providers.Singleton(BackgroundWork, global_store=config.global_store)
     session_start = providers.Factory(build_session_start, __self__)
 
 
 def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True,
                     project_root: Optional[str] = None, full_check: bool = False,
-                    hook_path: bool = False) -> Container:
-    """A container configured for one global store and one project's settings."""
+                    hook_path: bool = False, keep_models: bool = False) -> Container:
+    """A container configured for one global store and one project's settings (`keep_models` for a host that
+    serves many requests)."""
     container = Container()
-    container.config.from_dict(container_values(settings, global_store, fts5, project_root, full_check, hook_path))
+    container.config.from_dict(container_values(settings, global_store, fts5, project_root, full_check, hook_path,
+                                                keep_models))
     return container
 
 

@@ -19,7 +19,7 @@ def default_global_store() -> str:
 
 def container_values(settings: MemoryConfig, global_store: str, fts5: bool = True,
                      project_root: Optional[str] = None, full_check: bool = False,
-                     hook_path: bool = False) -> dict[str, Any]:
+                     hook_path: bool = False, keep_models: bool = False) -> dict[str, Any]:
     """The configuration of one global store and one project's settings, as flat values."""
     return {
         "db_path": os.path.join(global_store, DB_FILENAME),
@@ -27,6 +27,8 @@ def container_values(settings: MemoryConfig, global_store: str, fts5: bool = Tru
         # The local model's optimised copy: session starts use it, only the other paths spend time building it.
         "model_cache": os.path.join(global_store, MODEL_CACHE_DIRNAME),
         "write_model_cache": not hook_path,
+        # A long-running host (the library, the MCP server) loads a model once; a one-shot process needs no cache.
+        "embedders": "kept" if keep_models else "per_call",
         "project_root": project_root,
         "fts5": fts5,
         "full_check": full_check,

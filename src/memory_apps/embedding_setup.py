@@ -5,57 +5,33 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
+from memory_apps.adapter_factories import embedder_recipe
 from memory_core.embedding import NormalisingEmbedder
 from memory_core.errors import ProviderUnavailable
 from memory_core.ports.embedder import Embedder
 from memory_core.space import EmbeddingSpace
 
 Builder = Callable[[str, str], Embedder]
+"""Builds the embedding adapter of a provider name and a model ('' for the provider's default); raises
+ProviderUnavailable."""
+KEPT_EMBEDDERS = 4
+NO_EMBEDDER = "no embedding provider configured"
 
 
-def build_embedder(provider: str, model: str, model_cache: Optional[str] = None,
-                   write_model_cache: bool = False) -> Embedder:
-    """Construct one raw adapter; `model` '' means the provider's default. Raises ProviderUnavailable.
-
-    `model_cache` is where the local model keeps its optimised copy (built only when `write_model_cache`: the
-    background run and the write paths build it, session starts only use it)."""
-    if provider == "local":
-        from memory_adapters.local_embedder import MODEL_NAME as LOCAL_MODEL_NAME
-        from memory_adapters.local_embedder import LocalOnnxEmbedder
-
-        cache = {"cache_dir": model_cache, "write_model_cache": write_model_cache}
-        path = os.path.expanduser(model) if model else ""
-        if path and os.path.isdir(path):
-            return LocalOnnxEmbedder(model_dir=path, **cache)
-        if path and (os.sep in path or path.startswith(".")):
-            raise ProviderUnavailable(f"local model directory {path} not found")
-        if model and model != LOCAL_MODEL_NAME:
-            raise ProviderUnavailable(f"unknown local model {model!r}: give a directory holding model.onnx")
-        return LocalOnnxEmbedder(**cache)
-    if provider == "gemini":
-        from memory_adapters.gemini_embedder import DEFAULT_MODEL, GeminiEmbedder
-
-        return GeminiEmbedder(model=model or DEFAULT_MODEL)
-    if provider == "voyage":
-        from memory_adapters.voyage_embedder import DEFAULT_MODEL, VoyageEmbedder
-
-        return VoyageEmbedder(model=model or DEFAULT_MODEL)
-    if provider == "openai":
-        from memory_adapters.openai_embedder import DEFAULT_MODEL, OpenAIEmbedder
-
-        return OpenAIEmbedder(model=model or DEFAULT_MODEL)
-    if provider == "ollama":
-        from memory_adapters.ollama_embedder import DEFAULT_MODEL, OllamaEmbedder
-
-        return OllamaEmbedder(model=model or DEFAULT_MODEL)
-    raise ProviderUnavailable(f"unknown embedding provider {provider!r}")
+def embedders_from_table(values: Mapping[str, Any]) -> Builder:
+    """A builder that asks the adapter table for a provider's embedder, with that recipe's configuration values
+    (the hook's wiring; the container asks its embedder Selector instead)."""
+    def build(provider: str, model: str) -> Embedder:
+        recipe = embedder_recipe(provider)
+        return recipe.build(model=model, **{key: values[key] for key in recipe.values})
+    return build
 
 
-def embedder_builder(model_cache: Optional[str], write_model_cache: bool) -> Builder:
-    """`build_embedder` bound to one store's optimised-model cache."""
-    return functools.partial(build_embedder, model_cache=model_cache, write_model_cache=write_model_cache)
+def kept_embedders(builder: Builder, size: int = KEPT_EMBEDDERS) -> Builder:
+    """The builder, remembering the last few embedders it built: a long-running host loads a model once."""
+    return functools.lru_cache(maxsize=size)(builder)
 
 
 def auto_provider() -> Optional[str]:
@@ -76,6 +52,11 @@ class EmbeddingPlan:
     query: Optional[Embedder] = None
     target: Optional[Embedder] = None
     problem: str = ""
+
+    @property
+    def query_problem(self) -> str:
+        """Why queries rank without vectors, as the diagnostic line says it."""
+        return self.problem or NO_EMBEDDER
 
 
 def _try(builder: Builder, provider: str, model: str) -> tuple[Optional[Embedder], str]:

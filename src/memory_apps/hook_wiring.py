@@ -1,9 +1,11 @@
-"""The session-start hook's wiring: the container's providers for the read path, built by hand.
+"""The session-start hook's wiring: the container's recipes, resolved without dependency-injector.
 
-The dependency-injector container stays the composition root of every app. The hook alone, which runs in
-a 3-second budget at every session start, gets the same adapters with the same values from this class,
-because importing dependency-injector costs about 80 ms (asyncio, yaml and starlette probes) before any
-work is done (ADR 10). `tests/integration/test_hook_wiring.py` keeps the two in step.
+The dependency-injector container is the composition root of every app. The hook alone, which answers within
+one deadline at every session start, resolves the same recipes (`use_case_factories.RECIPES`, the table the
+container's providers wrap) with the same values (`container_config.container_values`) through this class,
+because importing the container costs about 130 ms (dependency-injector, pydantic) before any work is done: more
+than a whole keyword-only session start (ADR 10, measured again in ADR 21). `tests/integration/test_hook_wiring.py`
+checks that both rank and print the same.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Any, Callable, Optional
 
 from memory_apps.config import MemoryConfig
 from memory_apps.container_config import container_values
+from memory_apps.embedding_setup import NO_EMBEDDER
+from memory_apps.use_case_factories import RECIPES
 
 
 class ConfigValues:
@@ -29,90 +33,61 @@ class ConfigValues:
 
 
 class HookWiring:
-    """Builds, lazily and once, the collaborators `semantic_injection` asks its container for."""
+    """Implements SessionWiring: builds what a session start asks for from the recipes, lazily; a shared
+    recipe once (as the container's Singleton), the others on every request (as its Factory)."""
 
     def __init__(self, settings: MemoryConfig, global_store: str, project_root: Optional[str] = None) -> None:
-        self.config = ConfigValues(container_values(settings, global_store, project_root=project_root,
-                                                    hook_path=True))
-        self._built: dict[str, Any] = {}
+        self._values = container_values(settings, global_store, project_root=project_root, hook_path=True)
+        self.config = ConfigValues(self._values)
+        self._shared: dict[str, Any] = {}
 
-    def _once(self, name: str, build: Callable[[], Any]) -> Any:
-        if name not in self._built:
-            self._built[name] = build()
-        return self._built[name]
+    def _make(self, name: str, **arguments: Any) -> Any:
+        """The collaborator a recipe builds, with its configuration values and the recipes it needs."""
+        if name in self._shared:
+            return self._shared[name]
+        recipe = RECIPES[name]
+        made = recipe.build(**{key: self._values[key] for key in recipe.values},
+                            **{need: self._make(need) for need in recipe.needs}, **arguments)
+        if recipe.shared:
+            self._shared[name] = made
+        return made
 
     def store(self):
         """The SQLite store, opened with the hook's short busy timeout."""
-        from memory_adapters.sqlite_store import SqliteEntryStore
-
-        config = self.config
-        return self._once("store", lambda: SqliteEntryStore(
-            path=config.db_path(), enable_fts5=config.fts5(), full_check=config.full_check(),
-            busy_timeout_ms=config.busy_timeout_ms(), busy_retries=config.busy_retries()))
+        return self._make("store")
 
     def clock(self):
         """The system clock."""
-        from memory_adapters.system_clock import SystemClock
-
-        return self._once("clock", SystemClock)
+        return self._make("clock")
 
     def context_source(self):
         """Feature files and git changes."""
-        from memory_adapters.git_context_source import GitProjectContextSource
-
-        return self._once("context_source", GitProjectContextSource)
-
-    def embedder_builder(self):
-        """The function that builds an embedding adapter from a provider name and model."""
-        from memory_apps.embedding_setup import embedder_builder
-
-        config = self.config
-        return self._once("embedder_builder", lambda: embedder_builder(config.model_cache(),
-                                                                        config.write_model_cache()))
-
-    def weights(self):
-        """The configured signal weights."""
-        from memory_core.scoring import Weights
-
-        config = self.config
-        return Weights(vector=config.vector_weight(), keyword=config.keyword_weight(),
-                       prominence=config.prominence_weight())
-
-    def retrieve(self, embedder=None, vector_index=None, embedder_problem: str = "no embedding provider configured"):
-        """The retrieve-and-rank use case over the store (which is also the keyword index)."""
-        from memory_core.usecases.retrieve import RetrieveAndRank
-
-        return RetrieveAndRank(store=self.store(), clock=self.clock(), weights=self.weights(),
-                               keyword_index=self.store(), embedder=embedder, vector_index=vector_index,
-                               embedder_problem=embedder_problem, ranking=self.config.ranking(),
-                               references=self.store())
-
-    def embed_pending(self, **options: Any):
-        """The embed-pending use case over the store; options as for `EmbedPending`."""
-        from memory_core.usecases.embed_pending import EmbedPending
-
-        return EmbedPending(store=self.store(), **options)
+        return self._make("context_source")
 
     def shared_work(self):
         """Leases and the background run, in the global store."""
-        from memory_apps.background import BackgroundWork
+        return self._make("shared_work")
 
-        config = self.config
-        return self._once("shared_work", lambda: BackgroundWork(config.global_store()))
+    def embedder_builder(self):
+        """The function that builds an embedding adapter from a provider name and model (from the table)."""
+        from memory_apps.embedding_setup import embedders_from_table
+
+        return embedders_from_table(self._values)
+
+    def vector_index(self, dimensions: int, write_cache: bool = True):
+        """The vector index over the store in one embedding space."""
+        return self._make("vector_index", dimensions=dimensions, write_cache=write_cache)
+
+    def retrieve(self, embedder=None, vector_index=None, embedder_problem: str = NO_EMBEDDER):
+        """The retrieve-and-rank use case with a query embedder and an index (or why there is none)."""
+        return self._make("retrieve", embedder=embedder, vector_index=vector_index, embedder_problem=embedder_problem)
+
+    def importer(self):
+        """The markdown importer (first session of a project only), with local keyword labels."""
+        return self._make("importer")
 
     def session_start(self):
         """The session-start use case over this wiring."""
         from memory_apps.session_setup import build_session_start
 
         return build_session_start(self)
-
-    def importer(self):
-        """The markdown importer (first session of a project only), with local keyword labels."""
-        from memory_adapters.git_project_layout import GitProjectLayout
-        from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
-        from memory_apps.keyword_setup import build_keyword_tiers
-        from memory_core.usecases.importing import ImportKnowledgeBank
-
-        local_keywords = self._once("local_keywords", lambda: build_keyword_tiers("local"))
-        return ImportKnowledgeBank(reader=MarkdownKnowledgeBankReader(), store=self.store(), clock=self.clock(),
-                                   layout=GitProjectLayout(), keywords=local_keywords)

@@ -11,9 +11,10 @@ import os
 import sys
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from memory_apps.config import MemoryConfig
+from memory_apps.container_config import DB_FILENAME
 from memory_apps.tracking import write_tracking
 from memory_core.budget import fit_to_budget
 from memory_core.context_query import display_query
@@ -23,6 +24,9 @@ from memory_core.rendering import render_block, render_entry
 from memory_core.selection import group_by_category
 from memory_core.usecases.retrieve import RankedEntry, Retrieval
 from memory_core.usecases.session_start import DEGRADED, SEMANTIC, SessionAnswer, SessionRequest
+
+if TYPE_CHECKING:
+    from memory_apps.session_wiring import SessionWiring
 
 SESSION_DEADLINE_S = 2.0
 """From the start of the hook process: the ranking is decided by then. Rendering, printing and exiting
@@ -45,19 +49,20 @@ def project_name(project_root: str) -> str:
 
 
 def _now() -> datetime:
-    from memory_adapters.system_clock import SystemClock
+    from memory_apps.adapter_factories import system_clock
 
-    return SystemClock().now()
+    return system_clock().now()
 
 
 def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: Optional[str] = None) -> str:
     """The reference markdown-only injector; with a reason, adds a diagnostic line saying why it ran (and the
     data fence under it, as every fallback block has)."""
-    from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader, project_bank
+    from memory_adapters.markdown_knowledge_bank import project_bank
+    from memory_apps.adapter_factories import markdown_knowledge_reader
     from memory_core.legacy import format_legacy, legacy_select, tracking_record
     from memory_core.usecases.importing import read_sources
 
-    reader = MarkdownKnowledgeBankReader(warn_unknown=False)
+    reader = markdown_knowledge_reader(warn_unknown=False)
     sources = read_sources(reader, project_bank(request.project_root), request.global_store)
     selected = legacy_select(sources, request.limit)
     if not selected:
@@ -136,11 +141,11 @@ def print_block(block: str) -> bool:
     return True
 
 
-def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory: Callable[[], object],
+def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory: Callable[[], SessionWiring],
                   deadline: Deadline, emit: Callable[[str], Optional[bool]] = print_block) -> str:
     """Produce the session's block and hand it to `emit` (which prints it and returns False when it could not),
     then count recalls and do the session's other writes; never raises for a database problem (the markdown
-    pipeline answers then)."""
+    pipeline answers then). The wiring is the container or the hook's wiring."""
     if not settings.injection_enabled or request.limit == 0:
         emit("")
         return ""
@@ -167,7 +172,7 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         emit(block)
         _finish(session, answer, [])
         return block
-    return _emit_semantic(request, settings, session, answer, emit)
+    return _emit_semantic(request, settings, session, answer, emit, wiring.clock().now)
 
 
 def _finish(session, answer: SessionAnswer, shown_ids: list[str]) -> None:
@@ -188,7 +193,7 @@ def _report_import(answer: SessionAnswer) -> None:
 
 
 def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answer: SessionAnswer,
-                   emit: Callable[[str], Optional[bool]]) -> str:
+                   emit: Callable[[str], Optional[bool]], now: Callable[[], datetime]) -> str:
     result = answer.retrieval
     if not result.selected:
         emit("")
@@ -201,7 +206,7 @@ def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answ
     shown = emit(block) is not False  # a closed stdout showed nothing: nothing is counted as recalled
     _finish(session, answer, [r.entry.id for r in result.selected] if shown else [])
     if shown:
-        write_tracking(request.global_store, semantic_record(result, project_name(request.project_root), _now()))
+        write_tracking(request.global_store, semantic_record(result, project_name(request.project_root), now()))
     return block
 
 
@@ -212,7 +217,7 @@ def _reason(exc: Exception, global_store: str) -> str:
     if isinstance(exc, DatabaseCorrupt):
         what = "database of another program" if isinstance(exc, ForeignDatabase) else "database corrupt"
         try:
-            moved = move_aside(os.path.join(global_store, "memory.db"), exc)
+            moved = move_aside(os.path.join(global_store, DB_FILENAME), exc)
         except OSError:
             moved = None
         return f"{what}, moved aside; the next write rebuilds it" if moved else what

@@ -1,11 +1,13 @@
-"""Builds the keyword tiers selected by `memory_keyword_provider`."""
+"""The keyword tiers `memory_keyword_provider` selects: one chain of tiers per setting, the container's Selector
+alternatives (supplied keywords always come first; the local extractive tier ends every chain but `off`)."""
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import Callable
 
-from memory_adapters.extractive_keyword_generator import LocalExtractiveKeywordGenerator
+from memory_apps.adapter_factories import extractive_keywords, haiku_keywords, ollama_keywords
 from memory_core.errors import KeywordGenerationError
 from memory_core.keyword_tiers import Tier, TieredKeywords
 
@@ -15,44 +17,35 @@ def warn_on_stderr(message: str) -> None:
     print(f"iflow-memory: {message}", file=sys.stderr)
 
 
-def _haiku() -> list[Tier]:
+def _remote(name: str, build: Callable[[], object]) -> list[Tier]:
+    """The tier when its generator can start (a key, an SDK, a host), else none."""
     try:
-        from memory_adapters.haiku_keyword_generator import HaikuKeywordGenerator
-
-        return [Tier("haiku", HaikuKeywordGenerator())]
+        return [Tier(name, build())]
     except KeywordGenerationError:
         return []
 
 
-def _ollama() -> list[Tier]:
-    try:
-        from memory_adapters.ollama_keyword_generator import OllamaKeywordGenerator
+def _local() -> list[Tier]:
+    return [Tier("local", extractive_keywords(), in_process=True)]
 
-        return [Tier("ollama", OllamaKeywordGenerator())]
-    except KeywordGenerationError:
-        return []
+
+def _auto() -> list[Tier]:
+    tiers = _remote("haiku", haiku_keywords) if os.environ.get("ANTHROPIC_API_KEY") else []
+    tiers += _remote("ollama", ollama_keywords) if os.environ.get("OLLAMA_HOST") else []
+    return tiers + _local()
+
+
+KEYWORD_CHAINS: dict[str, Callable[[], list[Tier]]] = {
+    "auto": _auto,  # Haiku (with ANTHROPIC_API_KEY), Ollama (with OLLAMA_HOST), then local
+    "haiku": lambda: _remote("haiku", haiku_keywords) + _local(),
+    "ollama": lambda: _remote("ollama", ollama_keywords) + _local(),
+    "claude": _local,  # keywords from the session only, then local
+    "local": _local,
+    "off": list,  # entries are stored without keywords
+}
+"""The tiers of each `memory_keyword_provider` value, in order."""
 
 
 def build_keyword_tiers(provider: str) -> TieredKeywords:
-    """Supplied keywords always come first; then the chosen tiers; the local extractive tier ends every chain.
-
-    auto: Haiku (when ANTHROPIC_API_KEY is set), Ollama (when OLLAMA_HOST is set), local.
-    claude: keywords from the session only, then local. haiku / ollama: that tier, then local.
-    local: local only. off: none (entries are stored without keywords).
-    """
-    return TieredKeywords(_tiers(provider), warn=warn_on_stderr)
-
-
-def _tiers(provider: str) -> list[Tier]:
-    local = [Tier("local", LocalExtractiveKeywordGenerator(), in_process=True)]
-    if provider == "off":
-        return []
-    if provider == "haiku":
-        return _haiku() + local
-    if provider == "ollama":
-        return _ollama() + local
-    if provider in ("claude", "local"):
-        return local
-    tiers = _haiku() if os.environ.get("ANTHROPIC_API_KEY") else []
-    tiers += _ollama() if os.environ.get("OLLAMA_HOST") else []
-    return tiers + local
+    """The keyword tiers of one `memory_keyword_provider` value."""
+    return TieredKeywords(KEYWORD_CHAINS[provider](), warn=warn_on_stderr)

@@ -1,45 +1,43 @@
-"""Wiring the retrieve-and-rank use case to the configured query embedder and the vector index.
-
-Works with the dependency-injector container and with the hook's hand wiring alike: both expose the same
-provider-style calls (`store()`, `config.db_path()`, `embedder_builder()`, `retrieve(...)`)."""
+"""Wiring the retrieve-and-rank use case to the configured query embedder and the vector index, over any
+`SessionWiring`: the dependency-injector container or the hook's wiring."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from memory_apps.embedding_setup import EmbeddingPlan, plan_embedding
 from memory_core.ports.embedder import Embedder
 from memory_core.space import EmbeddingSpace, pinned_space
 from memory_core.usecases.retrieve import RetrieveAndRank
 
+if TYPE_CHECKING:
+    from memory_apps.session_wiring import SessionWiring
+
 REMEMBERED_QUERIES = 128
 
 
-def embedding_plan(container, want_target: bool) -> EmbeddingPlan:
+def embedding_plan(wiring: SessionWiring, want_target: bool) -> EmbeddingPlan:
     """Resolve the configured provider against the space the database is pinned to."""
     return plan_embedding(
-        container.config.embedding_provider() or "auto",
-        container.config.embedding_model() or "",
-        pinned_space(container.store()),
-        container.embedder_builder(),
+        wiring.config.embedding_provider() or "auto",
+        wiring.config.embedding_model() or "",
+        pinned_space(wiring.store()),
+        wiring.embedder_builder(),
         want_target=want_target,
     )
 
 
-def retrieval_index(container, dimensions: int):
-    """The numpy vector index over the store, with its flat cache file beside the database."""
-    from memory_adapters.numpy_vector_index import NumpyVectorIndex
-
-    return NumpyVectorIndex(container.store(), dimensions, cache_path=container.config.db_path() + ".vectors")
+def retrieval_index(wiring: SessionWiring, dimensions: int):
+    """The vector index over the store in one space, which refreshes its flat cache file beside the database."""
+    return wiring.vector_index(dimensions=dimensions)
 
 
-def retrieval_for(container, plan: EmbeddingPlan) -> RetrieveAndRank:
-    """The retrieve-and-rank use case with the plan's query embedder and a numpy index over its space."""
-    index = retrieval_index(container, plan.query.dimensions) if plan.query is not None else None
-    return container.retrieve(embedder=plan.query, vector_index=index,
-                              embedder_problem=plan.problem or "no embedding provider configured")
+def retrieval_for(wiring: SessionWiring, plan: EmbeddingPlan) -> RetrieveAndRank:
+    """The retrieve-and-rank use case with the plan's query embedder and a vector index over its space."""
+    index = retrieval_index(wiring, plan.query.dimensions) if plan.query is not None else None
+    return wiring.retrieve(embedder=plan.query, vector_index=index, embedder_problem=plan.query_problem)
 
 
 class RememberedQueries:
@@ -78,7 +76,7 @@ class KeptRetrieval:
     rebuilt when the store changed, whoever committed (the pinned space may have changed with it); the index
     and the remembered queries survive that as long as the store and the space stay the same."""
 
-    def __init__(self, container) -> None:
+    def __init__(self, container: SessionWiring) -> None:
         self._container = container
         self._kept: Optional[tuple[object, object, RetrieveAndRank]] = None  # store, change token, use case
         self._queries: dict[EmbeddingSpace, RememberedQueries] = {}
@@ -95,8 +93,7 @@ class KeptRetrieval:
         plan = embedding_plan(self._container, want_target=False)
         query = self._remembered(plan.query) if plan.query is not None else None
         index = self._vector_index(store, query.dimensions) if query is not None else None
-        retrieval = self._container.retrieve(embedder=query, vector_index=index,
-                                             embedder_problem=plan.problem or "no embedding provider configured")
+        retrieval = self._container.retrieve(embedder=query, vector_index=index, embedder_problem=plan.query_problem)
         # Without a query embedder the next search tries the provider again (it may be back by then).
         self._kept = (store, token, retrieval) if token is not None and query is not None else None
         return retrieval

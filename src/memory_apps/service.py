@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 import threading
 from dataclasses import dataclass
 from typing import Optional
 
-from dependency_injector import providers
 from pydantic import ValidationError
 
 from memory_adapters.project_identity import project_scopes
 from memory_apps.config import MemoryConfig, load_config
-from memory_apps.container import build_container, default_global_store, keep_snapshot, open_store_recovering
+from memory_apps.container import build_container, keep_snapshot, open_store_recovering
 from memory_apps.embedding_jobs import embed_after_write
 from memory_apps.retrieval_setup import KeptRetrieval
+from memory_apps.store_paths import global_store_dir
 from memory_core.models import Entry, EntryDraft
 from memory_core.request_checks import MAX_LIMIT, check_category, check_limit, check_query, plain_error
 from memory_core.usecases.remember import Remembered
@@ -40,14 +39,12 @@ class MemoryService:
     def __init__(self, global_store: Optional[str] = None, project_root: Optional[str] = None,
                  settings: Optional[MemoryConfig] = None) -> None:
         self.project_root = os.path.abspath(project_root or os.getcwd())
-        self.global_store = os.path.expanduser(global_store) if global_store else default_global_store()
+        self.global_store = global_store_dir(global_store)
         self.settings = settings or load_config(self.project_root)
+        # A long-running host: the container keeps the embedders it built, so a model loads once.
         self.container = build_container(self.settings, self.global_store, project_root=self.project_root,
-                                         full_check=True)
+                                         full_check=True, keep_models=True)
         open_store_recovering(self.container, self.project_root, self.global_store)
-        # Long-running hosts load a model once, not per call.
-        self.container.embedder_builder.override(providers.Object(functools.lru_cache(maxsize=4)(
-            self.container.embedder_builder())))
         self._lock = threading.RLock()
         self._retrieval = KeptRetrieval(self.container)  # a warm search reuses the model, vectors and stats
         self._scopes: Optional[tuple[str, ...]] = None

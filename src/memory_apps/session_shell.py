@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Callable, Optional
 
@@ -34,12 +33,12 @@ def answer_session(project_root: str, global_store: Optional[str], limit: Option
 
     try:
         from memory_apps.config import load_config
-        from memory_apps.container_config import default_global_store
         from memory_apps.hook_wiring import HookWiring
         from memory_apps.injection import InjectRequest, run_injection
+        from memory_apps.store_paths import global_store_dir
 
         settings = load_config(project_root)
-        store = os.path.expanduser(global_store) if global_store else default_global_store()
+        store = global_store_dir(global_store)
         request = InjectRequest(project_root, store, settings.injection_limit if limit is None else limit)
         return run_injection(request, settings, lambda: HookWiring(settings, store), deadline, emit_once)
     except BaseException as exc:  # noqa: BLE001 - a session start must never crash its hook

@@ -119,9 +119,9 @@ def write(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from memory_apps.config import load_config
-    from memory_apps.container import build_container, default_global_store, keep_snapshot, open_store_recovering
+    from memory_apps.container import build_container, keep_snapshot, open_store_recovering
     from memory_apps.embedding_jobs import embed_after_write
-    from memory_apps.store_paths import missing_project
+    from memory_apps.store_paths import global_store_dir, missing_project
     from memory_core.errors import StorageError
     from memory_core.models import EntryDraft
 
@@ -139,7 +139,7 @@ def write(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     if args.references_from_git and not draft.references:
         draft = with_git_references(draft, args.project_root)
-    global_store = os.path.expanduser(args.global_store) if args.global_store else default_global_store()
+    global_store = global_store_dir(args.global_store)
     settings = load_config(args.project_root)
     if not settings.semantic_enabled:
         return _markdown_only(draft, global_store, args.project_root)
@@ -209,13 +209,12 @@ def with_git_references(draft, project_root: str):
 
 def _markdown_only(draft, global_store: str, project_root: str) -> int:
     """memory_semantic_enabled: false — write the markdown files only, no database (spec 001 D9.6)."""
-    from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
-    from memory_adapters.system_clock import SystemClock
+    from memory_apps.adapter_factories import markdown_audit_trail, system_clock
     from memory_core.records import Entry
 
-    entry = Entry.from_draft(draft, SystemClock().now())
+    entry = Entry.from_draft(draft, system_clock().now())
     try:
-        MarkdownAuditTrail(global_store, project_root).record(entry, increment=True)
+        markdown_audit_trail(global_store, project_root).record(entry, increment=True)
     except OSError as exc:
         print(f"iflow-memory: cannot write markdown: {exc}", file=sys.stderr)
         return EXIT_DATABASE
