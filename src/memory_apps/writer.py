@@ -12,9 +12,11 @@ import re
 import sys
 from typing import Any, Optional, Sequence
 
+from memory_apps.formatting import EXIT_DATABASE, EXIT_INVALID, database_failed, fail
+from memory_apps.store_paths import STORE_HELP
 from memory_core.inert import one_line
 
-EXIT_OK, EXIT_INVALID, EXIT_DATABASE = 0, 1, 2
+EXIT_OK = 0
 MAX_ENTRY_BYTES = 256 * 1024
 MAX_GIT_REFERENCES = 20
 GIT_REFERENCES_TIMEOUT_S = 2.0
@@ -37,7 +39,7 @@ exit status: 0 stored, 1 invalid entry, 2 database error."""
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags shared by `python -m memory_apps.writer` and `iflow-memory write`."""
     parser.add_argument("--action", choices=["upsert"], default="upsert", help="what to do (only: upsert)")
-    parser.add_argument("--global-store", default=None, help="directory holding memory.db (default: ~/.claude/iflow/memory)")
+    parser.add_argument("--global-store", default=None, help=STORE_HELP)
     parser.add_argument("--project-root", default=os.getcwd(),
                         help="project whose settings and git branch apply (default: current)")
     parser.add_argument("--no-references-from-git", dest="references_from_git", action="store_false",
@@ -128,15 +130,12 @@ def write(args: argparse.Namespace) -> int:
     try:
         draft = EntryDraft.model_validate(read_entry(args))
     except InvalidInput as exc:
-        print(f"iflow-memory: invalid entry: {exc}", file=sys.stderr)
-        return EXIT_INVALID
+        return fail(f"invalid entry: {exc}")
     except ValidationError as exc:
-        print(f"iflow-memory: invalid entry: {describe_validation_error(exc)}", file=sys.stderr)
-        return EXIT_INVALID
+        return fail(f"invalid entry: {describe_validation_error(exc)}")
     problem = missing_project(args.project_root)  # the markdown copy goes under it: never create a project
     if problem:
-        print(f"iflow-memory: {problem}", file=sys.stderr)
-        return EXIT_INVALID
+        return fail(problem)
     if args.references_from_git and not draft.references:
         draft = with_git_references(draft, args.project_root)
     global_store = global_store_dir(args.global_store)
@@ -155,8 +154,7 @@ def write(args: argparse.Namespace) -> int:
         embed_after_write(container, [stored.entry_id])
         keep_snapshot(container)
     except StorageError as exc:
-        print(f"iflow-memory: database error: {exc}", file=sys.stderr)
-        return EXIT_DATABASE
+        return database_failed(exc)
     if remember.audit_problem:
         print(f"iflow-memory: {remember.audit_problem}", file=sys.stderr)
     print(f"Stored: {one_line(stored.name)} (id: {stored.entry_id})")
@@ -216,8 +214,7 @@ def _markdown_only(draft, global_store: str, project_root: str) -> int:
     try:
         markdown_audit_trail(global_store, project_root).record(entry, increment=True)
     except OSError as exc:
-        print(f"iflow-memory: cannot write markdown: {exc}", file=sys.stderr)
-        return EXIT_DATABASE
+        return fail(f"cannot write markdown: {exc}", EXIT_DATABASE)
     print(f"Stored: {one_line(entry.name)} (id: {entry.id})")
     return EXIT_OK
 
