@@ -61,10 +61,14 @@ def fixtures_dir() -> Path:
 
 @pytest.fixture
 def isolated_home(tmp_path, monkeypatch) -> Path:
-    """A temporary HOME so nothing touches the developer's ~/.claude."""
+    """A temporary HOME so nothing touches the developer's ~/.claude: for code run in this process, the isolation
+    subprocess_env gives a child (its cache directory under that HOME, no API keys)."""
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    for key in [k for k in os.environ if k.endswith("_API_KEY")]:
+        monkeypatch.delenv(key)
     return home
 
 

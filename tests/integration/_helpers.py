@@ -1,13 +1,24 @@
-"""Helpers shared by the integration tests: run the apps as real subprocesses of the venv interpreter."""
+"""Helpers shared by the integration tests: run the apps as real subprocesses of the venv interpreter, or call
+their `main(argv)` in this process the way a subprocess would see them (`run_in_process`)."""
 
 from __future__ import annotations
 
+import atexit
+import functools
+import importlib
+import io
+import os
 import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
+import traceback
+import weakref
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
+
+import pytest
 
 from tests.conftest import subprocess_env
 
@@ -31,6 +42,140 @@ def run_module(module: str, args: Sequence[str], home: Path, cwd: Optional[Path]
         env=app_env(home), cwd=str(cwd or home), input=stdin,  # never the repository: writers dual-write to cwd
         capture_output=True, text=True, timeout=TIMEOUT_S,
     )
+
+
+# The apps whose `main(argv)` may run in the test process. A session start (`python -m memory_apps.injector`,
+# `iflow-memory inject`, `iflow-memory hook`) leaves with os._exit and is a process of its own kind (no
+# detect-secrets, its import budget, its deadline counted from the process start): it runs with run_module; in
+# here only the injector's --help.
+IN_PROCESS_MAINS = ("memory_apps.cli", "memory_apps.writer", "memory_apps.injector")
+
+
+class ProcessExit(BaseException):
+    """An in-process call reached os._exit: that command must run as a subprocess."""
+
+
+def run_in_process(module: str, args: Sequence[object], home: Path, cwd: Optional[Path] = None,
+                   stdin: Optional[str] = None,
+                   env: Optional[Mapping[str, Optional[str]]] = None) -> subprocess.CompletedProcess:
+    """`run_module` without the process: call `module.main(args)` here and return what a child would have.
+
+    The call sees what `run_module`'s child sees: the environment of `app_env(home)` (plus `env`; None removes a
+    variable), `cwd` (default `home`), `stdin`, a pipe-like stdout/stderr (not a terminal), no process-wide
+    cache left by an earlier call. An uncaught exception is a traceback on stderr and exit status 1, SystemExit
+    its code. Then what the end of a process does: non-daemon threads joined, the atexit callbacks registered
+    during the call run (the stores close there), and every SQLite connection the call opened is closed.
+    Everything is restored afterwards, so nothing leaks into the next call or the real HOME.
+    """
+    argv = [str(a) for a in args]
+    if module not in IN_PROCESS_MAINS or (module == "memory_apps.injector" and "--help" not in argv):
+        raise ValueError(f"{module} {argv}: a session start runs as a process of its own (run_module)")
+    main = importlib.import_module(module).main
+    target = app_env(home)
+    for key, value in (env or {}).items():
+        if value is None:
+            target.pop(key, None)
+        else:
+            target[key] = value
+    out, err = io.StringIO(), io.StringIO()
+    threads_before = set(threading.enumerate())
+    exit_callbacks: list = []
+    connections: list = []
+    register = atexit.register
+    with pytest.MonkeyPatch.context() as patch:
+        for key in [k for k in os.environ if k not in target]:
+            patch.delenv(key)
+        for key, value in target.items():
+            patch.setenv(key, value)
+        patch.chdir(cwd or home)
+        patch.setattr(sys, "stdin", io.StringIO(stdin or ""))
+        patch.setattr(sys, "stdout", out)
+        patch.setattr(sys, "stderr", err)
+        patch.setattr(atexit, "register", _recording(exit_callbacks))
+        patch.setattr(atexit, "unregister", lambda func: _forget(exit_callbacks, func))
+        patch.setattr(os, "_exit", _refuse_process_exit)
+        patch.setattr(sqlite3, "connect", _tracking(sqlite3.connect, connections))
+        _clear_process_caches()
+        try:
+            status = _exit_status(main(argv), err)
+        except SystemExit as exc:
+            status = _exit_status(exc.code, err)
+        except ProcessExit:
+            raise
+        except Exception:  # noqa: BLE001 - what the interpreter does with an uncaught exception
+            traceback.print_exc(file=err)
+            status = 1
+        _end_of_process(threads_before, exit_callbacks, register, connections, err)
+    return subprocess.CompletedProcess([module, *argv], status, out.getvalue(), err.getvalue())
+
+
+def _recording(callbacks: list):
+    def register(func, *args, **kwargs):
+        callbacks.append((func, args, kwargs))
+        return func
+    return register
+
+
+class _TrackedConnection(sqlite3.Connection):
+    """A connection like any other that a weak reference can follow (sqlite3.Connection itself cannot)."""
+
+
+def _tracking(connect, connections: list):
+    def tracked_connect(*args, **kwargs):
+        kwargs.setdefault("factory", _TrackedConnection)
+        conn = connect(*args, **kwargs)
+        connections.append(weakref.ref(conn))
+        return conn
+    return tracked_connect
+
+
+def _forget(callbacks: list, func) -> None:
+    callbacks[:] = [c for c in callbacks if c[0] != func]
+
+
+def _refuse_process_exit(status: int = 0) -> None:
+    raise ProcessExit(f"os._exit({status}) in an in-process call: run this command with run_module")
+
+
+def _exit_status(code: object, err: io.StringIO) -> int:
+    """The exit status sys.exit(code) gives a process."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=err)
+    return 1
+
+
+def _clear_process_caches() -> None:
+    """Empty the memoised functions of the apps' modules (a project's identity among them), as a new process
+    starts with them empty."""
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] in ("memory_core", "memory_adapters", "memory_apps") and module is not None:
+            for value in list(vars(module).values()):
+                if isinstance(value, functools._lru_cache_wrapper):
+                    value.cache_clear()
+
+
+def _end_of_process(threads_before: set, exit_callbacks: list, register, connections: list,
+                    err: io.StringIO) -> None:
+    for thread in set(threading.enumerate()) - threads_before:
+        if not thread.daemon:
+            thread.join()
+    for func, args, kwargs in reversed(exit_callbacks):
+        try:
+            func(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - the interpreter reports it and goes on
+            print("Exception ignored in atexit callback", file=err)
+            traceback.print_exc(file=err)
+        if not hasattr(func, "__self__"):  # a module's own callback: it was registered once per process
+            register(func, *args, **kwargs)
+    for ref in connections:  # still open: held by a reference cycle, or forgotten; a process end closes it
+        conn = ref()
+        if conn is not None:
+            conn.close()
+    left = [t.name for t in set(threading.enumerate()) - threads_before if t.is_alive()]
+    assert not left, f"threads outlived an in-process call (a process would have dropped them): {left}"
 
 
 def run_injector(project: Path, store: Path, home: Path, limit: Optional[int] = None,

@@ -1,4 +1,8 @@
-"""Every `iflow-memory` command as a real subprocess: output formats, filters, exit codes, help texts."""
+"""Every `iflow-memory` command: output formats, filters, exit codes, help texts.
+
+The commands run in this process (`run_in_process`: the environment, working directory and end of a process
+they would have as a child); `inject` runs as the process it is, and one test runs the installed console
+script itself."""
 
 from __future__ import annotations
 
@@ -11,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from memory_core.hashing import content_hash
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows, entry_headers, run_module, write_settings
+from tests.integration._helpers import (
+    PYTHON, TIMEOUT_S, app_env, db_rows, entry_headers, run_in_process, run_module, write_settings,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -52,7 +58,7 @@ STORED = re.compile(r"^Stored: (?P<name>.+) \(id: (?P<id>[0-9a-f]{16})\)$")
 
 
 class Cli:
-    """Runs `python -m memory_apps.cli` with a temp HOME, in a directory without any knowledge bank."""
+    """Runs `iflow-memory` (in-process) with a temp HOME, in a directory without any knowledge bank."""
 
     def __init__(self, root: Path, home: Path, store: Path) -> None:
         self.root, self.home, self.store = root, home, store
@@ -61,7 +67,7 @@ class Cli:
 
     def __call__(self, *args, store: bool = True) -> subprocess.CompletedProcess:
         extra = ["--global-store", str(self.store)] if store else []
-        return run_module("memory_apps.cli", [*map(str, args), *extra], self.home, cwd=self.workdir)
+        return run_in_process("memory_apps.cli", [*map(str, args), *extra], self.home, cwd=self.workdir)
 
     def json(self, *args) -> object:
         result = self(*args, "--json")
@@ -119,7 +125,8 @@ def test_import_is_idempotent(fresh):
 
 
 def test_inject_prints_the_block(fresh):
-    result = fresh("inject", "--project-root", fresh.root / "demo-project", "--limit", "5")
+    result = run_module("memory_apps.cli", ["inject", "--project-root", fresh.root / "demo-project", "--limit", "5",
+                                            "--global-store", fresh.store], fresh.home, cwd=fresh.workdir)
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("## Engineering Memory (from knowledge bank)\n\n")
@@ -285,8 +292,8 @@ def _round_trip(cli: Cli, tmp_path: Path) -> tuple[list[tuple], list[tuple], sub
     fresh_store = tmp_path / "fresh-store"
     clean = tmp_path / "clean-cwd"  # no knowledge bank (and no audit trail) but the exported one is in reach
     clean.mkdir()
-    imported = run_module("memory_apps.cli", ["import", "--project-root", restored, "--global-store", fresh_store],
-                          cli.home, cwd=clean)
+    imported = run_in_process("memory_apps.cli", ["import", "--project-root", restored, "--global-store",
+                                                  fresh_store], cli.home, cwd=clean)
     assert imported.returncode == 0, imported.stderr
     before = sorted(db_rows(cli.store / "memory.db", f"SELECT {ROUND_TRIP_COLUMNS} FROM entries"))
     after = sorted(db_rows(fresh_store / "memory.db", f"SELECT {ROUND_TRIP_COLUMNS} FROM entries"))
@@ -319,16 +326,16 @@ def test_export_round_trips_a_description_with_a_bullet_list(fresh, tmp_path):
 def test_help_of_every_command(tmp_path, isolated_home):
     for command in [None, *COMMANDS]:
         args = ["--help"] if command is None else [command, "--help"]
-        result = run_module("memory_apps.cli", args, isolated_home, cwd=tmp_path)
+        result = run_in_process("memory_apps.cli", args, isolated_home, cwd=tmp_path)
         assert result.returncode == 0, (command, result.stderr)
         assert "example" in result.stdout.lower(), (command, result.stdout)
         assert "usage:" in result.stdout
 
 
 def test_serve_hook_and_install_claude_help(tmp_path, isolated_home):
-    serve = run_module("memory_apps.cli", ["serve", "--help"], isolated_home, cwd=tmp_path)
-    hook = run_module("memory_apps.cli", ["hook", "--help"], isolated_home, cwd=tmp_path)
-    install = run_module("memory_apps.cli", ["install-claude", "--help"], isolated_home, cwd=tmp_path)
+    serve = run_in_process("memory_apps.cli", ["serve", "--help"], isolated_home, cwd=tmp_path)
+    hook = run_in_process("memory_apps.cli", ["hook", "--help"], isolated_home, cwd=tmp_path)
+    install = run_in_process("memory_apps.cli", ["install-claude", "--help"], isolated_home, cwd=tmp_path)
 
     assert serve.returncode == 0 and ".mcp.json" in serve.stdout and "--global-store" in serve.stdout
     assert hook.returncode == 0 and "session-start" in hook.stdout and "clear and compact" in hook.stdout
@@ -336,6 +343,7 @@ def test_serve_hook_and_install_claude_help(tmp_path, isolated_home):
 
 
 def test_no_command_prints_help_and_exits_1(tmp_path, isolated_home):
+    """The console script the README documents, as a process of its own."""
     result = subprocess.run([str(SCRIPT)], env=app_env(isolated_home), cwd=tmp_path, capture_output=True,
                             text=True, timeout=TIMEOUT_S)
 
@@ -351,7 +359,7 @@ def test_list_on_a_missing_store_exits_1_and_creates_nothing(tmp_path, isolated_
     workdir = tmp_path / "work"
     workdir.mkdir()
 
-    result = run_module("memory_apps.cli", ["list", "--global-store", store], isolated_home, cwd=workdir)
+    result = run_in_process("memory_apps.cli", ["list", "--global-store", store], isolated_home, cwd=workdir)
 
     assert result.returncode == 1
     assert f"no memory store at {store}" in result.stderr, result.stderr
@@ -368,7 +376,7 @@ def test_store_under_a_regular_file_is_a_database_error(tmp_path, isolated_home,
     if command == "write":
         args += ["--project-root", workdir, "--entry-json", json.dumps(PINNED)]
 
-    result = run_module("memory_apps.cli", args, isolated_home, cwd=workdir)
+    result = run_in_process("memory_apps.cli", args, isolated_home, cwd=workdir)
 
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "database error" in result.stderr

@@ -23,7 +23,9 @@ import pytest
 
 from memory_adapters.markdown_knowledge_bank import parse_file
 from memory_core.hashing import content_hash
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_headers
+from tests.integration._helpers import (
+    PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_headers, run_in_process,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -87,8 +89,10 @@ def run_app(module: str, args, home: Path, stdin: Optional[str] = None) -> subpr
 
 
 def run_writer(entry: dict, project: Path, store: Path, home: Path) -> subprocess.CompletedProcess:
-    return run_app("memory_apps.writer", ["--action", "upsert", "--global-store", store, "--project-root", project,
-                                          "--entry-json", json.dumps(entry)], home)
+    """The retro writer, in-process; the session starts below run as the processes they are."""
+    return run_in_process("memory_apps.writer", ["--action", "upsert", "--global-store", store, "--project-root",
+                                                 project, "--entry-json", json.dumps(entry)], home,
+                          env={"CLAUDE_PROJECT_DIR": None})
 
 
 def run_injector(project: Path, store: Path, home: Path) -> subprocess.CompletedProcess:

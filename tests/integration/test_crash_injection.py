@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration._agreement import assert_agree, database_state
-from tests.integration._helpers import PYTHON, app_env, write_settings
+from tests.integration._helpers import PYTHON, app_env, run_in_process, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -98,12 +98,11 @@ def test_kill_writers_imports_and_embeds_at_random_points(tmp_path):
         for writer in writers:
             writer.kill()
             writer.wait()
-    # The next write (any process) replays what the killed writers owed the markdown.
-    final = subprocess.run([PYTHON, "-m", "memory_apps.writer", "--action", "upsert", "--global-store", str(store),
-                            "--project-root", str(project), "--entry-json",
-                            '{"name": "After the crashes", "description": "Written after every crash.", '
-                            '"category": "patterns"}'], env=env, cwd=str(project), capture_output=True, text=True,
-                           timeout=60)
+    # The next write (any process: this one) replays what the killed writers owed the markdown.
+    final = run_in_process("memory_apps.writer", ["--action", "upsert", "--global-store", store, "--project-root",
+                                                  project, "--entry-json",
+                                                  '{"name": "After the crashes", "description": "Written after '
+                                                  'every crash.", "category": "patterns"}'], home, cwd=project)
     assert final.returncode == 0, final.stderr
     db = store / "memory.db"
     state = database_state(db)
@@ -116,9 +115,8 @@ def test_kill_writers_imports_and_embeds_at_random_points(tmp_path):
     for suffix in ("-wal", "-shm"):
         if os.path.exists(str(db) + suffix):
             shutil.move(str(db) + suffix, str(tmp_path / f"lost.db{suffix}"))
-    rebuilt = subprocess.run([PYTHON, "-m", "memory_apps.cli", "import", "--global-store", str(store),
-                              "--project-root", str(project)], env=env, cwd=str(project), capture_output=True,
-                             text=True, timeout=60)
+    rebuilt = run_in_process("memory_apps.cli", ["import", "--global-store", store, "--project-root", project],
+                             home, cwd=project)
     assert rebuilt.returncode == 0, rebuilt.stderr
     after = {i: f for i, f in database_state(db).items() if i in mine}
     assert after == project_state

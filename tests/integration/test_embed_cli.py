@@ -1,8 +1,8 @@
-"""`iflow-memory embed`, `iflow-memory doctor` and the writer's own embedding, as real processes.
+"""`iflow-memory embed`, `iflow-memory doctor` and the writer's own embedding, in-process (`run_in_process`).
 
 The bank is imported with `memory_embedding_provider: none` (so every entry is pending), then the
 provider is switched to `local` (the bundled all-MiniLM-L6-v2 int8 model) for the commands under test.
-One test runs `doctor` in-process, to take the mcp extra away.
+One test calls `doctor`'s handler directly, to take the mcp extra away.
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
 from memory_apps.commands_embedding import add_commands
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows
+from tests.integration._helpers import db_rows, run_in_process
 
 pytestmark = pytest.mark.slow
 
@@ -58,17 +59,9 @@ BANK = [
 N = len(BANK)
 
 
-def env_for(home: Path, ceiling: Path) -> dict:
-    env = app_env(home)
-    env["GIT_CEILING_DIRECTORIES"] = str(ceiling)
-    env.pop("OLLAMA_HOST", None)
-    return env
-
-
-def iflow_memory() -> list[str]:
-    """The console script the README documents (or its module when the script is not installed)."""
-    script = Path(PYTHON).parent / "iflow-memory"
-    return [str(script)] if script.is_file() else [PYTHON, "-m", "memory_apps.cli"]
+def env_for(ceiling: Path) -> dict[str, Optional[str]]:
+    """What the apps' test environment changes here: git may not look above `ceiling`; no Ollama host."""
+    return {"GIT_CEILING_DIRECTORIES": str(ceiling), "OLLAMA_HOST": None}
 
 
 def write_config(project: Path, provider: str) -> None:
@@ -82,12 +75,12 @@ class App:
         self.project = tmp_path / "observability-app"
         self.store = tmp_path / "store"
         self.db = self.store / "memory.db"
-        self.env = env_for(home, tmp_path)
+        self.home = home
+        self.env = env_for(tmp_path)
 
     def run(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [*iflow_memory(), *args, "--project-root", str(self.project), "--global-store", str(self.store)],
-            env=self.env, capture_output=True, text=True, timeout=TIMEOUT_S)
+        return run_in_process("memory_apps.cli", [*args, "--project-root", self.project, "--global-store",
+                                                  self.store], self.home, env=self.env)
 
     def vectors(self) -> list:
         return [size for (size,) in db_rows(self.db, "SELECT LENGTH(embedding) FROM entries ORDER BY rowid")]
@@ -246,10 +239,9 @@ def test_writer_embeds_and_labels_the_entry_it_writes(tmp_path, isolated_home):
         "reasoning": "Three incidents in one month traced back to connection exhaustion during exports.",
         "category": "anti-patterns",
     }
-    result = subprocess.run(
-        [PYTHON, "-m", "memory_apps.writer", "--action", "upsert", "--global-store", str(store),
-         "--project-root", str(project), "--entry-json", json.dumps(entry)],
-        env=env_for(isolated_home, tmp_path), capture_output=True, text=True, timeout=TIMEOUT_S)
+    result = run_in_process("memory_apps.writer", ["--action", "upsert", "--global-store", store, "--project-root",
+                                                   project, "--entry-json", json.dumps(entry)], isolated_home,
+                            env=env_for(tmp_path))
 
     assert result.returncode == 0, result.stderr
     assert re.fullmatch(r"Stored: Throttle the invoice exporter \(id: [0-9a-f]{16}\)\n", result.stdout)

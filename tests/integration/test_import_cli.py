@@ -1,4 +1,4 @@
-"""`iflow-memory import` as a process: counts, idempotence on real knowledge banks, and every --help."""
+"""`iflow-memory import`: counts, idempotence on real knowledge banks, and every --help (all in-process)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.conftest import shared_fixture
-from tests.integration._helpers import copy_bank, db_rows, run_module, write_settings
+from tests.integration._helpers import copy_bank, db_rows, run_in_process, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -19,7 +19,7 @@ STATE_SQL = ("SELECT id, name, category, observation_count, recall_count, last_r
 
 
 def import_bank(project, store, home):
-    result = run_module("memory_apps.cli", ["import", "--project-root", project, "--global-store", store], home)
+    result = run_in_process("memory_apps.cli", ["import", "--project-root", project, "--global-store", store], home)
     assert result.returncode == 0, result.stderr
     match = COUNTS.search(result.stdout)
     assert match, result.stdout
@@ -93,8 +93,8 @@ def test_import_into_an_unusable_store_exits_2(tmp_path, isolated_home):
     blocker.write_text("x\n", encoding="utf-8")
     head = project_with(tmp_path, "app-head", "head")
 
-    result = run_module("memory_apps.cli", ["import", "--project-root", head, "--global-store", blocker / "store"],
-                        isolated_home)
+    result = run_in_process("memory_apps.cli", ["import", "--project-root", head, "--global-store",
+                                                blocker / "store"], isolated_home)
 
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "database error" in result.stderr
@@ -124,7 +124,7 @@ def test_cli_has_the_documented_commands():
 @pytest.mark.parametrize("module, argv", HELP_TARGETS,
                          ids=[" ".join([m.split(".")[-1], *a]) for m, a in HELP_TARGETS])
 def test_help_exits_0_with_examples(tmp_path, isolated_home, module, argv):
-    result = run_module(module, [*argv, "--help"], isolated_home, cwd=tmp_path)
+    result = run_in_process(module, [*argv, "--help"], isolated_home, cwd=tmp_path)
 
     assert result.returncode == 0, result.stderr
     assert "example" in result.stdout

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import app_env, run_module, write_settings
+from tests.integration._helpers import run_in_process, run_module, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +48,8 @@ def block_problems(block: str) -> list[str]:
 
 
 class Shell:
-    """The CLI as a user runs it, on a project that uses keyword ranking only (no embedding model)."""
+    """The CLI as a user runs it, on a project that uses keyword ranking only (no embedding model): in-process,
+    but `inject` as the process of its own it is."""
 
     def __init__(self, root: Path) -> None:
         self.home, self.project, self.store = root / "home", root / "project", root / "store"
@@ -57,8 +58,9 @@ class Shell:
         write_settings(self.project, embedding_provider="none")
 
     def __call__(self, *args: str, code: int = 0) -> str:
-        result = run_module("memory_apps.cli", [*args, "--project-root", self.project, "--global-store", self.store],
-                            self.home, cwd=self.project)
+        run = run_module if args[0] == "inject" else run_in_process
+        result = run("memory_apps.cli", [*args, "--project-root", self.project, "--global-store", self.store],
+                     self.home, cwd=self.project)
         assert result.returncode == code, result.stderr
         assert not ACTIVE.search(result.stderr), result.stderr
         return result.stdout

@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import shared_fixture
 from tests.integration._helpers import (
     app_env, copy_bank, db_rows, diagnostic_line, entries_per_section, entry_headers, make_realistic_project,
-    run_injector, run_module, write_settings,
+    run_in_process, run_injector, write_settings,
 )
 
 pytestmark = pytest.mark.slow
@@ -182,8 +182,8 @@ def test_session_starting_during_the_first_import_answers_from_what_is_committed
         assert entry_headers(out_b), "B answered from the committed batches, not with nothing"
     if _count_or_zero(db) < HEAD_ENTRIES:
         assert "importing=" in diagnostic_line(out_a), diagnostic_line(out_a)
-    finished = run_module("memory_apps.cli", ["maintain", "--project-root", project, "--global-store", store],
-                          isolated_home)
+    finished = run_in_process("memory_apps.cli", ["maintain", "--project-root", project, "--global-store", store],
+                              isolated_home)
     assert finished.returncode == 0, finished.stderr
     assert _count_or_zero(db) == HEAD_ENTRIES
     later = run_injector(project, store, isolated_home, limit=20)
@@ -222,7 +222,8 @@ def test_an_interrupted_first_import_is_completed_later(tmp_path, isolated_home,
     remaining = re.search(r"importing=(\d+)", diagnostic_line(result.stdout))
     assert resumed + (int(remaining.group(1)) if remaining else 0) == HEAD_ENTRIES, diagnostic_line(result.stdout)
     if remaining:  # the deadline came first: the background run finishes it
-        run_module("memory_apps.cli", ["maintain", "--project-root", project, "--global-store", store], isolated_home)
+        run_in_process("memory_apps.cli", ["maintain", "--project-root", project, "--global-store", store],
+                       isolated_home)
     assert _count_or_zero(db) == HEAD_ENTRIES
 
 

@@ -25,7 +25,9 @@ from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 from memory_core.hashing import content_hash  # noqa: E402
 from memory_core.request_checks import MAX_LIMIT  # noqa: E402
-from tests.integration._helpers import PYTHON, app_env, db_rows, entry_headers, run_injector, run_module  # noqa: E402
+from tests.integration._helpers import (  # noqa: E402
+    PYTHON, app_env, db_rows, entry_headers, run_in_process, run_injector,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -357,8 +359,8 @@ def test_ac4_a_captured_learning_is_injected_into_a_related_project(server, tmp_
     assert total > 5, "more learnings than the limit, so the selection has to choose"
     # The background run embeds the new project's context query, as after a session too slow to load the model:
     # the session below then ranks by meaning however busy the machine is.
-    warmed = run_module("memory_apps.cli", ["maintain", "--project-root", project, "--global-store", server.store],
-                        server.home)
+    warmed = run_in_process("memory_apps.cli", ["maintain", "--project-root", project, "--global-store",
+                                                server.store], server.home)
     assert warmed.returncode == 0, warmed.stderr
 
     result = run_injector(project, server.store, server.home, limit=5)

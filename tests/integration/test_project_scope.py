@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.hashing import content_hash
-from tests.integration._helpers import PYTHON, app_env, run_injector, write_settings
+from tests.integration._helpers import run_in_process, run_injector, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -40,8 +40,7 @@ def _block(project: Path, store: Path, home: Path) -> str:
 
 
 def _cli(args: list, home: Path, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([PYTHON, "-m", "memory_apps.cli", *map(str, args)], env=app_env(home), cwd=str(cwd),
-                          capture_output=True, text=True, timeout=60)
+    return run_in_process("memory_apps.cli", args, home, cwd=cwd)
 
 
 def test_a_cloned_repositorys_bank_stays_in_that_repository_until_promoted(tmp_path):
@@ -67,9 +66,8 @@ def test_two_checkouts_with_the_same_name_do_not_share_memories(tmp_path):
     second = _project(tmp_path / "b" / "app")
     entry = {"name": "Only the first app", "description": "The first app pins its database driver to 3.1.",
              "category": "patterns", "source_project": "app"}
-    written = subprocess.run([PYTHON, "-m", "memory_apps.writer", "--action", "upsert", "--global-store",
-                              str(store), "--project-root", str(first), "--entry-json", json.dumps(entry)],
-                             env=app_env(home), cwd=str(first), capture_output=True, text=True, timeout=60)
+    written = run_in_process("memory_apps.writer", ["--action", "upsert", "--global-store", store, "--project-root",
+                                                    first, "--entry-json", json.dumps(entry)], home, cwd=first)
     assert written.returncode == 0, written.stderr
     assert "Only the first app" in _block(first, store, home)
     assert "Only the first app" not in _block(second, store, home)

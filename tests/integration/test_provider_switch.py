@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from memory_adapters.local_embedder import bundled_model_path
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line
+from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line, run_in_process
 
 pytestmark = pytest.mark.slow
 
@@ -117,7 +117,8 @@ def write_config(project: Path, provider: str, model: str = "") -> None:
 
 
 class Setup:
-    """One project and its global store, with helpers to run the apps against them."""
+    """One project and its global store, with helpers to run the apps against them: the CLI in-process, a
+    session start (and the `embed` that is killed) as processes of their own."""
 
     def __init__(self, project: Path, store: Path, home: Path, ceiling: Path) -> None:
         self.project, self.store, self.home, self.ceiling = project, store, home, ceiling
@@ -127,12 +128,15 @@ class Setup:
     def env(self) -> dict:
         return env_for(self.home, self.ceiling)
 
+    def arguments(self, *args: str) -> list[str]:
+        return [*args, "--project-root", str(self.project), "--global-store", str(self.store)]
+
     def command(self, *args: str) -> list[str]:
-        return [PYTHON, "-m", "memory_apps.cli", *args, "--project-root", str(self.project),
-                "--global-store", str(self.store)]
+        return [PYTHON, "-m", "memory_apps.cli", *self.arguments(*args)]
 
     def cli(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(self.command(*args), env=self.env, capture_output=True, text=True, timeout=TIMEOUT_S)
+        return run_in_process("memory_apps.cli", self.arguments(*args), self.home,
+                              env={"GIT_CEILING_DIRECTORIES": str(self.ceiling), "OLLAMA_HOST": None})
 
     def inject(self) -> str:
         result = subprocess.run(

@@ -10,7 +10,7 @@ from typing import Optional
 
 import pytest
 
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, write_settings
+from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, run_in_process, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +53,12 @@ SERVICE_ENTRY = dict(
 
 
 def run_app(module: str, args, home: Path, stdin: Optional[str] = None,
-            extra_env: Optional[dict] = None) -> subprocess.CompletedProcess:
+            extra_env: Optional[dict] = None, process: bool = False) -> subprocess.CompletedProcess:
+    """Run an app with `home` as HOME: the session starts (injector, hook) as processes of their own, the writer
+    and the other commands in-process unless `process`."""
+    session_start = module == "memory_apps.injector" or list(args)[:1] == ["hook"]
+    if not (process or session_start):
+        return run_in_process(module, args, home, stdin=stdin, env={"CLAUDE_PROJECT_DIR": None, **(extra_env or {})})
     env = app_env(home)
     env.pop("CLAUDE_PROJECT_DIR", None)
     env.update(extra_env or {})
@@ -62,9 +67,9 @@ def run_app(module: str, args, home: Path, stdin: Optional[str] = None,
 
 
 @pytest.fixture
-def layout(tmp_path):
-    home = tmp_path / "home"
-    home.mkdir()
+def layout(tmp_path, isolated_home):
+    """(HOME, project, global store); HOME is isolated for the library calls made in this process too."""
+    home = isolated_home
     project = tmp_path / "proj"
     project.mkdir()
     feature = project / "docs" / "features" / "001-secrets"
@@ -400,7 +405,10 @@ HIGH_ENTROPY = "kX9vQ2mR7tL4pZ8wN3yB6cF1hJ5dG0sAuE7oIqW2"
 
 def test_detect_secrets_guards_every_write_path(layout):
     """A random quoted string under no telling name is beyond the core's patterns: the writer, `import` and
-    MemoryService add detect-secrets, so it is stored redacted all the same."""
+    MemoryService add detect-secrets, so it is stored redacted all the same.
+
+    The writer and `import` run as processes of their own: in this process detect-secrets is already loaded
+    (by an earlier import of the container), so only a new process shows that these paths load it."""
     home, project, store = layout
     bank = project / "docs" / "knowledge-bank"
     bank.mkdir(parents=True)
@@ -409,8 +417,9 @@ def test_detect_secrets_guards_every_write_path(layout):
     entry = {"name": "Seed in a fixture", "category": "anti-patterns",
              "description": f'A fixture hard-coded seed = "{HIGH_ENTROPY}" for the signer.'}
     runs = [run_app("memory_apps.writer", ["--action", "upsert", "--global-store", store, "--project-root", project,
-                                           "--entry-json", json.dumps(entry)], home),
-            run_app("memory_apps.cli", ["import", "--project-root", project, "--global-store", store], home)]
+                                           "--entry-json", json.dumps(entry)], home, process=True),
+            run_app("memory_apps.cli", ["import", "--project-root", project, "--global-store", store], home,
+                    process=True)]
     for result in runs:
         assert result.returncode == 0, result.stderr
 

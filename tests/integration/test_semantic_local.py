@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PROJECT_ROOT
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_headers
+from tests.integration._helpers import (
+    PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_headers, run_in_process,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -317,13 +319,18 @@ def words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
+def cli(args: list, home: Path, ceiling: Path) -> subprocess.CompletedProcess:
+    """`iflow-memory ARGS` in-process, in the environment of env_for(home, ceiling)."""
+    return run_in_process("memory_apps.cli", args, home, env={"GIT_CEILING_DIRECTORIES": str(ceiling),
+                                                              "OLLAMA_HOST": None})
+
+
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory):
     """Both banks imported and embedded once (local model) in their own project and store."""
     root = tmp_path_factory.mktemp("semantic-local")
     home = root / "home"
     home.mkdir()
-    env = env_for(home, root)
     built = {}
     for variant, entries in BANKS.items():
         project = root / variant / "parser-service"
@@ -331,11 +338,11 @@ def embedded(tmp_path_factory):
         write_bank(project, entries)
         write_feature(project)
         write_provider(project, "local")
-        imported = run("memory_apps.cli", ["import", "--project-root", project, "--global-store", store], env)
+        imported = cli(["import", "--project-root", project, "--global-store", store], home, root)
         assert imported.returncode == 0, imported.stderr
         assert "0 skipped" in imported.stdout, imported.stdout
         assert db_rows(store / "memory.db", "SELECT COUNT(*) FROM entries") == [(50,)]
-        embedded_run = run("memory_apps.cli", ["embed", "--project-root", project, "--global-store", store], env)
+        embedded_run = cli(["embed", "--project-root", project, "--global-store", store], home, root)
         assert embedded_run.returncode == 0, embedded_run.stderr
         assert "0 remaining" in embedded_run.stdout, embedded_run.stdout
         sizes = db_rows(store / "memory.db", "SELECT LENGTH(embedding) FROM entries")

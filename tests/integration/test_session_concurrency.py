@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.integration._helpers import (
-    PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_headers, run_injector, run_module, write_settings,
+    PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_headers, run_in_process, run_injector,
+    write_settings,
 )
 
 pytestmark = pytest.mark.slow
@@ -42,8 +43,8 @@ def test_five_concurrent_session_starts_each_answer_and_count_recalls_exactly_on
     first = run_injector(project, store, isolated_home, limit=5)
     assert first.returncode == 0 and entry_headers(first.stdout), first.stderr
     if provider == "local":
-        assert run_module("memory_apps.cli", ["embed", "--project-root", project, "--global-store", store],
-                          isolated_home).returncode == 0
+        assert run_in_process("memory_apps.cli", ["embed", "--project-root", project, "--global-store", store],
+                              isolated_home).returncode == 0
     db = store / "memory.db"
     before = _recalls(db)
 

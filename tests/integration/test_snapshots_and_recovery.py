@@ -18,7 +18,7 @@ from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_apps.config import MemoryConfig
 from memory_apps.service import MemoryService
 from memory_core.models import EntryDraft
-from tests.integration._helpers import PYTHON, app_env, db_rows, write_settings
+from tests.integration._helpers import PYTHON, app_env, db_rows, run_in_process, write_settings
 
 NOW = datetime(2026, 11, 23, tzinfo=timezone.utc)
 
@@ -132,10 +132,9 @@ def test_another_programs_database_is_moved_aside_and_the_write_succeeds(tmp_pat
     injected = subprocess.run([PYTHON, "-m", "memory_apps.injector", *args], env=app_env(home), cwd=str(project),
                               capture_output=True, text=True, timeout=60)
     assert injected.returncode == 0 and "database of another program" in injected.stdout, injected.stdout
-    written = subprocess.run([PYTHON, "-m", "memory_apps.writer", "--action", "upsert", *args, "--entry-json",
-                              '{"name": "n", "description": "Stored after the foreign file moved.", '
-                              '"category": "patterns"}'], env=app_env(home), cwd=str(project),
-                             capture_output=True, text=True, timeout=60)
+    written = run_in_process("memory_apps.writer", ["--action", "upsert", *args, "--entry-json",
+                                                    '{"name": "n", "description": "Stored after the foreign file '
+                                                    'moved.", "category": "patterns"}'], home, cwd=project)
     assert written.returncode == 0, written.stderr
     (moved,) = store.glob("memory.db.foreign-*")
     assert moved.read_bytes() == before, "another program's file is kept byte for byte"

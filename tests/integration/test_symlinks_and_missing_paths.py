@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.hashing import content_hash
-from tests.integration._helpers import db_rows, run_module, write_settings
+from tests.integration._helpers import db_rows, run_in_process, run_module, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +48,8 @@ def secret(home: Path, relative: str, text: str) -> Path:
 
 
 def cli(home: Path, *args, cwd: Path = None):
-    return run_module("memory_apps.cli", list(args), home, cwd=cwd)
+    """`iflow-memory ARGS` in-process, with `home` as HOME."""
+    return run_in_process("memory_apps.cli", list(args), home, cwd=cwd)
 
 
 def files_under(root: Path) -> dict[str, str]:
@@ -240,7 +241,7 @@ def test_inject_still_creates_a_missing_store_on_first_use(tmp_path, home, proje
     """The reference hook line passes the default store explicitly: the first session start must create it."""
     store = home / ".claude" / "iflow" / "memory"
 
-    result = cli(home, "inject", "--project-root", project, "--global-store", store)
+    result = run_module("memory_apps.cli", ["inject", "--project-root", project, "--global-store", store], home)
 
     assert result.returncode == 0
     assert (store / "memory.db").is_file()

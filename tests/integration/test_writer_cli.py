@@ -1,4 +1,7 @@
-"""The retro writer as a process: exit codes 0/1/2, the confirmation line, reinforcement, then injection."""
+"""The retro writer: exit codes 0/1/2, the confirmation line, reinforcement, then injection.
+
+`python -m memory_apps.writer` and `iflow-memory write` run in this process (`run_in_process`), except where the
+README's command line itself is the test (`process=True`); the injector runs as the process it is."""
 
 from __future__ import annotations
 
@@ -8,7 +11,9 @@ import re
 import pytest
 
 from memory_core.hashing import content_hash
-from tests.integration._helpers import db_rows, diagnostic_line, entry_headers, run_injector, run_module
+from tests.integration._helpers import (
+    db_rows, diagnostic_line, entry_headers, run_in_process, run_injector, run_module,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -24,20 +29,22 @@ ENTRY = {
 STORED = re.compile(r"^Stored: (?P<name>.+) \(id: (?P<id>[0-9a-f]{16})\)$")
 
 
-def write(store, home, entry=None, *extra, raw=None, via_cli=False):
+def write(store, home, entry=None, *extra, raw=None, via_cli=False, process=False):
     args = ["--action", "upsert", "--global-store", store, *extra]
     if raw is not None or entry is not None:
         args += ["--entry-json", raw if raw is not None else json.dumps(entry)]
+    run = run_module if process else run_in_process
     if via_cli:
-        return run_module("memory_apps.cli", ["write", *args], home)
-    return run_module("memory_apps.writer", args, home)
+        return run("memory_apps.cli", ["write", *args], home)
+    return run("memory_apps.writer", args, home)
 
 
-@pytest.mark.parametrize("via_cli", [False, True], ids=["writer", "cli-write"])
-def test_valid_entry_is_stored_under_its_content_hash(tmp_path, isolated_home, via_cli):
+@pytest.mark.parametrize("via_cli, process", [(False, True), (True, False)], ids=["writer-process", "cli-write"])
+def test_valid_entry_is_stored_under_its_content_hash(tmp_path, isolated_home, via_cli, process):
+    """The README's writer command line as a process of its own; `iflow-memory write` in-process."""
     store = tmp_path / "global-store"
 
-    result = write(store, isolated_home, ENTRY, via_cli=via_cli)
+    result = write(store, isolated_home, ENTRY, via_cli=via_cli, process=process)
 
     assert result.returncode == 0, result.stderr
     match = STORED.match(result.stdout.strip())
@@ -108,9 +115,9 @@ def test_entry_file_and_stdin(tmp_path, isolated_home):
     entry_file.write_text(json.dumps(ENTRY), encoding="utf-8")
     other = dict(ENTRY, name="From stdin", description="Entries can come from standard input too.")
 
-    from_file = write(store, isolated_home, None, "--entry-file", entry_file)
-    from_stdin = run_module("memory_apps.writer", ["--global-store", store, "--entry-file", "-"], isolated_home,
-                            stdin=json.dumps(other))
+    from_file = write(store, isolated_home, None, "--entry-file", entry_file, process=True)  # the README's line
+    from_stdin = run_in_process("memory_apps.writer", ["--global-store", store, "--entry-file", "-"], isolated_home,
+                                stdin=json.dumps(other))
     missing = write(store, isolated_home, None, "--entry-file", tmp_path / "missing.json")
 
     assert from_file.returncode == 0, from_file.stderr
@@ -156,7 +163,7 @@ def test_usage_errors_exit_1(tmp_path, isolated_home, argv, via_cli):
     args = ["--global-store", tmp_path / "global-store", *argv]
     module_args = ["write", *args] if via_cli else args
 
-    result = run_module("memory_apps.cli" if via_cli else "memory_apps.writer", module_args, isolated_home)
+    result = run_in_process("memory_apps.cli" if via_cli else "memory_apps.writer", module_args, isolated_home)
 
     assert "usage:" in result.stderr
     assert result.returncode == 1, result.stderr
