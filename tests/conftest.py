@@ -83,3 +83,11 @@ def subprocess_env(home: Path) -> dict:
 
 # No test may leave a detached background embedder running.
 os.environ["IFLOW_MEMORY_BACKGROUND"] = "0"
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """An empty project directory (`tmp_path/app`); test modules that need a richer project define their own."""
+    path = tmp_path / "app"
+    path.mkdir()
+    return path

@@ -289,3 +289,19 @@ def make_realistic_project(root: Path, bank: Optional[Path]) -> Path:
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", f"Parser hardening step {number}")
     return root
+
+
+DEMO_PROJECT = Path(__file__).resolve().parents[2] / "examples" / "demo-project"
+
+
+def demo_shop(root: Path) -> tuple[Path, Path, Path]:
+    """(home, project, global store) under `root`: the README demo project with its bank imported, keyword
+    ranking only (no model)."""
+    from memory_apps import cli
+
+    home, project, store = root / "home", root / "demo-project", root / "G"
+    home.mkdir()
+    shutil.copytree(DEMO_PROJECT, project)
+    write_settings(project, embedding_provider="none")
+    assert cli.main(["import", "--project-root", str(project), "--global-store", str(store)]) == 0
+    return home, project, store

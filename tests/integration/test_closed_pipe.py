@@ -5,31 +5,23 @@ closed, so every write fails with EPIPE, as when `head` has exited."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from memory_apps import cli
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, write_settings
+from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, demo_shop
 
 pytestmark = pytest.mark.slow
 
-DEMO_PROJECT = Path(__file__).resolve().parents[2] / "examples" / "demo-project"
 SCRIPT = Path(PYTHON).parent / "iflow-memory"
 
 
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory) -> tuple[Path, Path, Path]:
     """(home, project, global store) with the demo bank imported, keyword ranking only."""
-    root = tmp_path_factory.mktemp("pipe")
-    home, project, store = root / "home", root / "demo-project", root / "G"
-    home.mkdir()
-    shutil.copytree(DEMO_PROJECT, project)
-    write_settings(project, embedding_provider="none")
-    assert cli.main(["import", "--project-root", str(project), "--global-store", str(store)]) == 0
-    return home, project, store
+    return demo_shop(tmp_path_factory.mktemp("pipe"))
 
 
 def into_closed_pipe(args: list, home: Path, cwd: Path, stdin: str = "") -> tuple[int, str]:

@@ -4,18 +4,15 @@ through rich (issue 13)."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from memory_apps import cli
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, write_settings
+from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, demo_shop
 
 pytestmark = pytest.mark.slow
 
-DEMO_PROJECT = Path(__file__).resolve().parents[2] / "examples" / "demo-project"
 SCRIPT = Path(PYTHON).parent / "iflow-memory"
 
 
@@ -38,12 +35,7 @@ def uses_rich(modules: set[str]) -> bool:
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory) -> tuple[Path, list[str]]:
     """(home, store flags) with the demo bank imported, keyword ranking only."""
-    root = tmp_path_factory.mktemp("imports")
-    home, project, store = root / "home", root / "demo-project", root / "G"
-    home.mkdir()
-    shutil.copytree(DEMO_PROJECT, project)
-    write_settings(project, embedding_provider="none")
-    assert cli.main(["import", "--project-root", str(project), "--global-store", str(store)]) == 0
+    home, project, store = demo_shop(tmp_path_factory.mktemp("imports"))
     return home, ["--project-root", str(project), "--global-store", str(store)]
 
 

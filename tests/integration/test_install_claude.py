@@ -35,13 +35,6 @@ class Installed:
 
 
 @pytest.fixture
-def project(tmp_path) -> Path:
-    path = tmp_path / "app"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def cache(tmp_path, monkeypatch) -> Path:
     """The user's cache directory (backups go there)."""
     path = tmp_path / "cache"

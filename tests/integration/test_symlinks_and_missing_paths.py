@@ -31,13 +31,6 @@ def home(tmp_path) -> Path:
     return path
 
 
-@pytest.fixture
-def project(tmp_path) -> Path:
-    path = tmp_path / "app"
-    path.mkdir()
-    return path
-
-
 def secret(home: Path, relative: str, text: str) -> Path:
     """A secrets-bearing file under the fake HOME."""
     path = home / relative
