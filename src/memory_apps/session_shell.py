@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Callable, Optional
 
 from memory_core.deadline import Deadline
+
+DEADLINE_ENV = "IFLOW_MEMORY_SESSION_DEADLINE_S"
 
 
 def session_deadline(process_start: bool) -> Deadline:
@@ -17,7 +20,18 @@ def session_deadline(process_start: bool) -> Deadline:
 
     ticker = MonotonicTicker()
     start = process_started_at() if process_start else ticker.monotonic()
-    return Deadline(ticker, start + SESSION_DEADLINE_S)
+    return Deadline(ticker, start + deadline_seconds(SESSION_DEADLINE_S))
+
+
+def deadline_seconds(default: float) -> float:
+    """The session deadline in seconds: `IFLOW_MEMORY_SESSION_DEADLINE_S` when it is a number (kept within
+    0.5-60 s; for a hook configured with a longer timeout, or a test whose point is not speed), else `default`."""
+    raw = os.environ.get(DEADLINE_ENV, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return default
+    return min(max(value, 0.5), 60.0) if value == value else default  # NaN: the default
 
 
 def answer_session(project_root: str, global_store: Optional[str], limit: Optional[int], deadline: Deadline,
