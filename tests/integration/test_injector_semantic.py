@@ -147,6 +147,17 @@ def _start_injector(project, store, home):
         env=app_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def _fresh_store_beside_a_bank(tmp_path, head_bank):
+    """(project holding the real bank with keyword ranking only, an empty global store, its database path)."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    copy_bank(head_bank, project)
+    write_settings(project, embedding_provider="none")
+    store = tmp_path / "global-store"
+    store.mkdir()
+    return project, store, store / "memory.db"
+
+
 def test_session_starting_during_the_first_import_answers_from_what_is_committed(tmp_path, isolated_home, head_bank):
     """A first import runs in committed batches; a session that starts meanwhile answers at once from them.
 
@@ -155,13 +166,7 @@ def test_session_starting_during_the_first_import_answers_from_what_is_committed
     not import the same bank again, and says that the import is running elsewhere. A, resumed past its deadline,
     stops after its current batch and says how much is left; the background run (`maintain`) finishes it.
     """
-    project = tmp_path / "proj"
-    project.mkdir()
-    copy_bank(head_bank, project)
-    write_settings(project, embedding_provider="none")
-    store = tmp_path / "global-store"
-    store.mkdir()
-    db = store / "memory.db"
+    project, store, db = _fresh_store_beside_a_bank(tmp_path, head_bank)
 
     session_a = _start_injector(project, store, isolated_home)
     session_b = None
@@ -197,13 +202,7 @@ def test_an_interrupted_first_import_is_completed_later(tmp_path, isolated_home,
     AC8: on first run all existing markdown entries are imported. A first run killed half-way (the
     session-start hook has a 3 s budget) must not leave the store permanently holding part of the bank.
     """
-    project = tmp_path / "proj"
-    project.mkdir()
-    copy_bank(head_bank, project)
-    write_settings(project, embedding_provider="none")
-    store = tmp_path / "global-store"
-    store.mkdir()
-    db = store / "memory.db"
+    project, store, db = _fresh_store_beside_a_bank(tmp_path, head_bank)
 
     first = _start_injector(project, store, isolated_home)
     paused = _pause_mid_import(first, db)
