@@ -7,6 +7,7 @@ import atexit
 import functools
 import importlib
 import io
+import json
 import os
 import shutil
 import sqlite3
@@ -27,19 +28,27 @@ TIMEOUT_S = 60
 SECTION_HEADERS = ("### Anti-Patterns to Avoid", "### Heuristics", "### Patterns to Follow")
 
 
-def app_env(home: Path) -> dict:
-    """subprocess_env plus no detached background embedder (no stray processes outliving a test)."""
+def app_env(home: Path, changes: Optional[Mapping[str, Optional[str]]] = None) -> dict:
+    """subprocess_env plus no detached background embedder (no stray processes outliving a test), then `changes`
+    (None removes a variable)."""
     env = subprocess_env(home)
     env["IFLOW_MEMORY_BACKGROUND"] = "0"
+    for key, value in (changes or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
     return env
 
 
-def run_module(module: str, args: Sequence[str], home: Path, cwd: Optional[Path] = None,
-               stdin: Optional[str] = None) -> subprocess.CompletedProcess:
-    """Run `python -m module args...` with a temp HOME and no API keys; capture text output."""
+def run_module(module: str, args: Sequence[object], home: Path, cwd: Optional[Path] = None,
+               stdin: Optional[str] = None,
+               env: Optional[Mapping[str, Optional[str]]] = None) -> subprocess.CompletedProcess:
+    """Run `python -m module args...` with a temp HOME and no API keys (plus `env`, as in app_env); capture text
+    output."""
     return subprocess.run(
         [PYTHON, "-m", module, *map(str, args)],
-        env=app_env(home), cwd=str(cwd or home), input=stdin,  # never the repository: writers dual-write to cwd
+        env=app_env(home, env), cwd=str(cwd or home), input=stdin,  # never the repository: writers dual-write to cwd
         capture_output=True, text=True, timeout=TIMEOUT_S,
     )
 
@@ -71,12 +80,7 @@ def run_in_process(module: str, args: Sequence[object], home: Path, cwd: Optiona
     if module not in IN_PROCESS_MAINS or (module == "memory_apps.injector" and "--help" not in argv):
         raise ValueError(f"{module} {argv}: a session start runs as a process of its own (run_module)")
     main = importlib.import_module(module).main
-    target = app_env(home)
-    for key, value in (env or {}).items():
-        if value is None:
-            target.pop(key, None)
-        else:
-            target[key] = value
+    target = app_env(home, env)
     out, err = io.StringIO(), io.StringIO()
     threads_before = set(threading.enumerate())
     exit_callbacks: list = []
@@ -107,6 +111,21 @@ def run_in_process(module: str, args: Sequence[object], home: Path, cwd: Optiona
             status = 1
         _end_of_process(threads_before, exit_callbacks, register, connections, err)
     return subprocess.CompletedProcess([module, *argv], status, out.getvalue(), err.getvalue())
+
+
+def run_app(module: str, args: Sequence[object], home: Path, stdin: Optional[str] = None,
+            env: Optional[Mapping[str, Optional[str]]] = None, process: bool = False) -> subprocess.CompletedProcess:
+    """An app without CLAUDE_PROJECT_DIR (the project comes from the flags or the hook's event): a session start
+    (the injector, `hook`, `inject`) as the process it is, any other command in-process unless `process`."""
+    changes = {"CLAUDE_PROJECT_DIR": None, **(env or {})}
+    session_start = module == "memory_apps.injector" or [str(a) for a in args][:1] in (["hook"], ["inject"])
+    run = run_module if process or session_start else run_in_process
+    return run(module, args, home, stdin=stdin, env=changes)
+
+
+def upsert_args(store: Path, project: Path, entry: dict) -> list:
+    """The writer's arguments that store `entry` (the --entry-json) in `store` for `project`."""
+    return ["--action", "upsert", "--global-store", store, "--project-root", project, "--entry-json", json.dumps(entry)]
 
 
 def _recording(callbacks: list):
@@ -226,6 +245,17 @@ def entries_per_section(block: str) -> dict[str, int]:
     return counts
 
 
+def entry_names(block: str) -> list[str]:
+    """The names of a block's entries, without the `Anti-Pattern: ` or `Pattern: ` a header starts with."""
+    names = []
+    for header in entry_headers(block):
+        name = header[4:]
+        for prefix in ("Anti-Pattern: ", "Pattern: "):
+            name = name[len(prefix):] if name.startswith(prefix) else name
+        names.append(name)
+    return names
+
+
 def diagnostic_line(block: str) -> str:
     """The second non-empty line of a block (the `*Memory: ...*` diagnostic)."""
     lines = [ln for ln in block.splitlines() if ln.strip()]
@@ -255,6 +285,16 @@ def git(project: Path, *args: str) -> None:
                    timeout=TIMEOUT_S)
 
 
+def write_active_feature(project: Path, folder: str, slug: str, spec: str, **meta: str) -> Path:
+    """P/docs/features/<folder>: a .meta.json naming `slug` the active feature (plus `meta`) and `spec` as spec.md."""
+    feature = project / "docs" / "features" / folder
+    feature.mkdir(parents=True, exist_ok=True)
+    (feature / ".meta.json").write_text(json.dumps({"status": "active", "slug": slug, **meta}) + "\n",
+                                        encoding="utf-8")
+    (feature / "spec.md").write_text(spec, encoding="utf-8")
+    return feature
+
+
 SPEC_TEXT = """# Spec: parser hardening
 
 Harden the markdown parser of the knowledge bank against malformed files: read real files before
@@ -273,11 +313,7 @@ def make_realistic_project(root: Path, bank: Optional[Path]) -> Path:
     git(root, "init", "-q", "-b", "main")
     if bank is not None:
         copy_bank(bank, root)
-    feature = root / "docs" / "features" / "042-parser-hardening"
-    feature.mkdir(parents=True)
-    (feature / ".meta.json").write_text(
-        '{"status": "active", "slug": "parser-hardening", "lastCompletedPhase": "design"}\n', encoding="utf-8")
-    (feature / "spec.md").write_text(SPEC_TEXT, encoding="utf-8")
+    write_active_feature(root, "042-parser-hardening", "parser-hardening", SPEC_TEXT, lastCompletedPhase="design")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "Start parser hardening")
     touched = ["src/parser/markdown_parser.py", "src/parser/entry_blocks.py",

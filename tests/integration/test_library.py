@@ -10,7 +10,8 @@ import pytest
 from memory_core.errors import InvalidEntry
 from memory_core.hashing import content_hash
 from memory_core.request_checks import MAX_LIMIT
-from tests.integration._helpers import entry_headers, write_settings
+from tests.integration._helpers import entry_headers, write_active_feature, write_settings
+from tests.integration._learnings import remember_unrelated
 
 pytestmark = pytest.mark.slow
 
@@ -22,18 +23,6 @@ QUOTE_CSV = {
     "category": "patterns",
     "references": ["src/export.py"],
 }
-DISTRACTORS = [
-    ("No Friday deploys", "Do not deploy on Friday evening without a tested rollback plan.", "anti-patterns"),
-    ("Migrations in transactions", "Run each schema migration inside a transaction so a failure leaves the "
-                                   "database unchanged.", "anti-patterns"),
-    ("Small pull requests", "Keep pull requests under 400 lines; reviewers miss defects in larger diffs.",
-     "heuristics"),
-    ("Name CSS classes by role", "Name stylesheet classes after the component's role, never its colour.",
-     "heuristics"),
-    ("Freeze clocks in tests", "Inject a clock and freeze it in tests that depend on the current date.",
-     "patterns"),
-    ("Rotate secrets", "Rotate API secrets every quarter and keep them out of the repository.", "patterns"),
-]
 EXPORT_SPEC = """# Spec: spreadsheet export
 
 Let users download their bank transactions as a spreadsheet file that opens cleanly in Excel and
@@ -57,8 +46,7 @@ def memory(tmp_path, isolated_home):
 def test_remember_search_and_inject(memory, tmp_path):
     stored = memory.remember(QUOTE_CSV["name"], QUOTE_CSV["description"], reasoning=QUOTE_CSV["reasoning"],
                              category=QUOTE_CSV["category"], references=QUOTE_CSV["references"])
-    for name, description, category in DISTRACTORS:
-        memory.remember(name, description, reasoning="Learned the hard way.", category=category)
+    remember_unrelated(memory)
 
     assert stored.entry_id == content_hash(QUOTE_CSV["description"])
     assert stored.created is True and stored.observation_count == 1 and stored.embedded is True
@@ -70,10 +58,7 @@ def test_remember_search_and_inject(memory, tmp_path):
     assert hits and hits[0].entry.id == stored.entry_id, [(h.entry.name, h.score) for h in hits]
     assert len(hits) <= 5
 
-    feature = Path(memory.project_root) / "docs" / "features" / "003-spreadsheet-export"
-    feature.mkdir(parents=True)
-    (feature / ".meta.json").write_text('{"status": "active", "slug": "spreadsheet-export"}\n', encoding="utf-8")
-    (feature / "spec.md").write_text(EXPORT_SPEC, encoding="utf-8")
+    write_active_feature(Path(memory.project_root), "003-spreadsheet-export", "spreadsheet-export", EXPORT_SPEC)
     block = memory.inject(limit=5)
     assert block.startswith("## Engineering Memory (from knowledge bank)")
     headers = entry_headers(block)

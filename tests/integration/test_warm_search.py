@@ -14,17 +14,10 @@ from memory_adapters.numpy_vector_index import NumpyVectorIndex
 from memory_adapters.sqlite_entries import SqliteEntries
 from memory_adapters.sqlite_store import SqliteEntryStore
 from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env
+from tests.integration._learnings import UNRELATED, remember_unrelated
 
 pytestmark = pytest.mark.slow
 
-ENTRIES = [
-    ("No Friday deploys", "Do not deploy on Friday evening without a tested rollback plan.", "anti-patterns"),
-    ("Migrations in transactions", "Run each schema migration inside a transaction so a failure leaves the "
-                                   "database unchanged.", "anti-patterns"),
-    ("Small pull requests", "Keep pull requests under 400 lines; reviewers miss defects in larger diffs.",
-     "heuristics"),
-    ("Freeze clocks in tests", "Inject a clock and freeze it in tests that depend on the current date.", "patterns"),
-]
 QUOTE_CSV = ("Quote CSV fields", "Quote CSV fields that contain delimiters or newlines in spreadsheet exports.")
 SPREADSHEET = "writing spreadsheet exports with quoted fields"
 
@@ -59,8 +52,7 @@ def memory(paths):
     from memory_apps import MemoryService
 
     service = MemoryService(global_store=paths["store"], project_root=paths["project"])
-    for name, description, category in ENTRIES:
-        service.remember(name, description, reasoning="Learned the hard way.", category=category)
+    remember_unrelated(service)
     return service
 
 
@@ -142,4 +134,4 @@ def test_a_write_through_another_connection_is_in_the_next_search(memory, paths,
     after = memory.search("deploying on Friday")
 
     assert top.id not in {hit.entry.id for hit in after.selected}
-    assert after.total == len(ENTRIES) - 1
+    assert after.total == len(UNRELATED) - 1
