@@ -14,18 +14,14 @@ from memory_core.hashing import content_hash
 from tests.integration._helpers import (
     db_rows, diagnostic_line, entry_headers, run_in_process, run_injector, run_module,
 )
+from tests.integration._learnings import learning
 
 pytestmark = pytest.mark.slow
 
-ENTRY = {
-    "name": "Read before parsing",
-    "description": "Read real files before writing a parser for their format.",
-    "reasoning": "Assumed formats cost 5 review iterations.",
-    "category": "patterns",
-    "keywords": ["parser", "file-format", "review-iterations"],  # grounded in the text
-    "references": ["src/parser.py"],
-    "confidence": "high",
-}
+ENTRY = learning("Read before parsing", "Read real files before writing a parser for their format.",
+                 "Assumed formats cost 5 review iterations.", "patterns",
+                 keywords=["parser", "file-format", "review-iterations"],  # grounded in the text
+                 references=["src/parser.py"], confidence="high")
 STORED = re.compile(r"^Stored: (?P<name>.+) \(id: (?P<id>[0-9a-f]{16})\)$")
 
 

@@ -11,15 +11,13 @@ from memory_adapters.git_context_source import feature_branch_files
 from memory_apps import writer
 from memory_core.deadline import Deadline, MonotonicTicker
 from tests.integration._helpers import db_rows, git
+from tests.integration._learnings import learning
 
 pytestmark = pytest.mark.slow
 
-ENTRY = {
-    "name": "Cap retry backoff",
-    "description": "Cap the exponential backoff in retry.py so a dead provider fails within one session start.",
-    "reasoning": "Uncapped backoff made the hook wait 40 s on an outage.",
-    "category": "patterns",
-}
+ENTRY = learning("Cap retry backoff",
+                 "Cap the exponential backoff in retry.py so a dead provider fails within one session start.",
+                 "Uncapped backoff made the hook wait 40 s on an outage.")
 SECRET_PATH = "keys/ghp_abcdefghijklmnopqrstuvwxyz0123456789.txt"
 
 
