@@ -123,6 +123,12 @@ def run_app(module: str, args: Sequence[object], home: Path, stdin: Optional[str
     return run(module, args, home, stdin=stdin, env=changes)
 
 
+def run_hook(project: Path, store: Path, home: Path) -> subprocess.CompletedProcess:
+    """`iflow-memory hook session-start` for a session starting in `project`, as Claude Code runs it."""
+    return run_app("memory_apps.cli", ["hook", "session-start", "--global-store", store], home,
+                   stdin=json.dumps({"source": "startup", "cwd": str(project)}))
+
+
 def upsert_args(store: Path, project: Path, entry: dict) -> list:
     """The writer's arguments that store `entry` (the --entry-json) in `store` for `project`."""
     return ["--action", "upsert", "--global-store", store, "--project-root", project, "--entry-json", json.dumps(entry)]
@@ -269,6 +275,16 @@ def db_rows(db: Path, sql: str, params: Sequence = ()) -> list[tuple]:
         return conn.execute(sql, params).fetchall()
     finally:
         conn.close()
+
+
+def every_file_text(*roots: Path) -> dict[str, str]:
+    """The text of every file under `roots` (bytes that are not UTF-8 left out), by path."""
+    found = {}
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                found[str(path)] = path.read_bytes().decode("utf-8", errors="ignore")
+    return found
 
 
 def git(project: Path, *args: str) -> None:

@@ -10,7 +10,7 @@ import pytest
 from memory_apps.injection import FENCE
 from tests.conftest import shared_fixture
 from tests.integration._helpers import (
-    copy_bank, diagnostic_line, entry_headers, run_injector, write_settings,
+    copy_bank, diagnostic_line, entry_headers, run_injector, write_active_feature, write_settings,
 )
 
 pytestmark = pytest.mark.slow
@@ -77,11 +77,8 @@ def test_no_embedding_provider_uses_keywords_and_prominence(tmp_path, isolated_h
     store = tmp_path / "global-store"
     store.mkdir()
     # Context signals so keyword search has something to match.
-    feature = v024_project / "docs" / "features" / "007-parser"
-    feature.mkdir(parents=True)
-    (feature / ".meta.json").write_text('{"status": "active", "slug": "parser-rewrite"}', encoding="utf-8")
-    (feature / "spec.md").write_text("Rewrite the markdown parser with review iterations in mind.\n",
-                                     encoding="utf-8")
+    write_active_feature(v024_project, "007-parser", "parser-rewrite",
+                         "Rewrite the markdown parser with review iterations in mind.\n")
 
     result = run_injector(v024_project, store, isolated_home, limit=20)
 

@@ -1,0 +1,57 @@
+"""The global store is private: the directory 0700, every file in it 0600, however it was created."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.integration._helpers import run_app, run_hook, upsert_args, write_settings
+
+pytestmark = pytest.mark.slow
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_global_store_is_private(credential_layout):
+    home, project, store = credential_layout
+    bank = project / "docs" / "knowledge-bank"
+    bank.mkdir(parents=True)
+    (bank / "heuristics.md").write_text("### Keep files private\nNotes can hold sensitive context.\n"
+                                        "- Observation count: 2\n", encoding="utf-8")
+    entry = {"name": "Private by default", "description": "Create user data files readable by their owner only.",
+             "category": "patterns"}
+    steps = [
+        run_app("memory_apps.writer", upsert_args(store, project, entry), home),
+        run_app("memory_apps.injector", ["--project-root", project, "--global-store", store], home),
+        run_hook(project, store, home),
+        run_app("memory_apps.cli", ["embed", "--project-root", project, "--global-store", store], home),
+    ]
+    for result in steps:
+        assert result.returncode == 0, result.stderr
+
+    assert _mode(store) == 0o700
+    files = [p for p in store.rglob("*") if p.is_file()]
+    names = {p.name for p in files}
+    assert {"memory.db", ".last-injection.json", "patterns.md"} <= names
+    assert {str(p.relative_to(store)): oct(_mode(p)) for p in files if _mode(p) != 0o600} == {}
+
+
+def test_markdown_only_mode_creates_a_private_global_store(credential_layout):
+    """memory_semantic_enabled: false still creates the store (tracking file) and must keep it private."""
+    home, project, store = credential_layout
+    bank = project / "docs" / "knowledge-bank"
+    bank.mkdir(parents=True)
+    (bank / "patterns.md").write_text("### Pattern: Private\nKeep notes private.\n- Observation count: 1\n",
+                                      encoding="utf-8")
+    write_settings(project, semantic_enabled=False)
+
+    result = run_app("memory_apps.injector", ["--project-root", project, "--global-store", store], home)
+
+    assert result.returncode == 0 and result.stdout, result.stderr
+    assert (store / ".last-injection.json").exists()
+    assert oct(_mode(store / ".last-injection.json")) == oct(0o600)
+    assert oct(_mode(store)) == oct(0o700), "the global store directory is private however it was created"
