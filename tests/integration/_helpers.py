@@ -129,9 +129,10 @@ def run_hook(project: Path, store: Path, home: Path) -> subprocess.CompletedProc
                    stdin=json.dumps({"source": "startup", "cwd": str(project)}))
 
 
-def upsert_args(store: Path, project: Path, entry: dict) -> list:
+def upsert_args(store: Path, project: Path, entry: dict) -> list[str]:
     """The writer's arguments that store `entry` (the --entry-json) in `store` for `project`."""
-    return ["--action", "upsert", "--global-store", store, "--project-root", project, "--entry-json", json.dumps(entry)]
+    return ["--action", "upsert", "--global-store", str(store), "--project-root", str(project),
+            "--entry-json", json.dumps(entry)]
 
 
 def _recording(callbacks: list):
