@@ -9,6 +9,12 @@ def learning(name: str, description: str, reasoning: str, category: str = "patte
     return {"name": name, "description": description, "reasoning": reasoning, "category": category, **extra}
 
 
+PROFILE = learning(
+    "Profile before optimising",
+    "Run a sampling profiler on the slow endpoint before optimising; guessing the hotspot wasted two days.",
+    "The real cost was JSON serialisation, not the SQL query we rewrote.",
+    references=["src/api/orders.py", "docs/features/031-fast-orders"])
+
 # (name, description, category): deploys, migrations, reviews, stylesheets, clocks and secrets, so that a search
 # about anything else has to rank its own match above them.
 UNRELATED = [

@@ -8,39 +8,24 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import queue
 import re
-import subprocess
-import threading
-import time
-from contextlib import ExitStack
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mcp", reason="the MCP server tests need the mcp package (iflow-memory[mcp])")
 
-from anyio.from_thread import start_blocking_portal  # noqa: E402
-from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+from mcp import StdioServerParameters  # noqa: E402
 
 from memory_core.hashing import content_hash  # noqa: E402
 from memory_core.request_checks import MAX_LIMIT  # noqa: E402
 from tests.integration._helpers import (  # noqa: E402
-    PYTHON, app_env, db_rows, entry_headers, run_in_process, run_injector,
+    PYTHON, app_env, db_rows, entry_headers, run_in_process, run_injector, write_active_feature,
 )
+from tests.integration._learnings import PROFILE, learning  # noqa: E402
+from tests.integration._mcp_client import McpClient, Server  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-CALL_TIMEOUT_S = 60
-
-PROFILE = {
-    "name": "Profile before optimising",
-    "description": "Run a sampling profiler on the slow endpoint before optimising; guessing the hotspot "
-                   "wasted two days.",
-    "reasoning": "The real cost was JSON serialisation, not the SQL query we rewrote.",
-    "category": "patterns",
-    "references": ["src/api/orders.py", "docs/features/031-fast-orders"],
-}
 DISTRACTORS = [
     {"name": "Migrations in transactions",
      "description": "Run each schema migration inside a transaction so a failure leaves the database unchanged.",
@@ -56,64 +41,14 @@ DISTRACTORS = [
      "reasoning": "A rebrand forced renaming 200 classes called blue-button and left-panel.",
      "category": "heuristics"},
 ]
-
-
-class McpClient:
-    """A synchronous facade over one ClientSession on a stdio server, usable from plain pytest tests."""
-
-    def __init__(self, params: StdioServerParameters, errlog) -> None:
-        self._stack = ExitStack()
-        try:
-            self.portal = self._stack.enter_context(start_blocking_portal())
-            read, write = self._stack.enter_context(
-                self.portal.wrap_async_context_manager(stdio_client(params, errlog=errlog)))
-            self.session = self._stack.enter_context(self.portal.wrap_async_context_manager(
-                ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT_S)))
-            self.initialized = self.portal.call(self.session.initialize)
-        except BaseException:
-            self._stack.close()
-            raise
-
-    def list_tools(self):
-        return self.portal.call(self.session.list_tools)
-
-    def call(self, tool: str, arguments: dict):
-        return self.portal.call(self.session.call_tool, tool, arguments)
-
-    def close(self) -> None:
-        self._stack.close()
-
-
-class Server:
-    """Paths of the module's server and its client."""
-
-    def __init__(self, root: Path) -> None:
-        self.home = root / "home"
-        self.store = root / "global-store"
-        self.project = root / "checkout-service"
-        self.stderr_path = root / "server-stderr.log"
-        self.client: McpClient | None = None
-
-    @property
-    def db(self) -> Path:
-        return self.store / "memory.db"
-
-    def call(self, tool: str, arguments: dict):
-        assert self.client is not None
-        return self.client.call(tool, arguments)
-
-    def store_memory(self, entry: dict) -> dict:
-        result = self.call("store_memory", entry)
-        assert not result.is_error, result.content[0].text
-        return result.structured_content
-
-    def search(self, query: str, **extra) -> dict:
-        result = self.call("search_memory", {"query": query, **extra})
-        assert not result.is_error, result.content[0].text
-        return result.structured_content
-
-    def stderr(self) -> str:
-        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+PIN_VERSIONS = learning(
+    "Pin dependency versions",
+    "Pin dependency versions in a lockfile; floating version ranges broke the CI build twice.",
+    "Two red builds in one week came from a minor release of a transitive dependency.", "anti-patterns")
+FREEZE_CLOCKS = learning(
+    "Freeze clocks in tests",
+    "Inject a clock and freeze it in tests that depend on the current date or time zone.",
+    "Tests failed every year on the 29th of February and after DST switches.")
 
 
 @pytest.fixture(scope="module")
@@ -210,16 +145,12 @@ def test_store_memory_stores_a_session_capture_with_keywords_and_a_vector(server
 
 
 def test_storing_the_same_learning_again_reinforces_it(server):
-    entry = {"name": "Pin dependency versions",
-             "description": "Pin dependency versions in a lockfile; floating version ranges broke the CI build twice.",
-             "reasoning": "Two red builds in one week came from a minor release of a transitive dependency.",
-             "category": "anti-patterns"}
-    first = server.store_memory(entry)
+    first = server.store_memory(PIN_VERSIONS)
 
-    second = server.store_memory(dict(entry, name="Pin dependency versions (seen again)"))
+    second = server.store_memory(dict(PIN_VERSIONS, name="Pin dependency versions (seen again)"))
 
     assert first["created"] is True and first["observation_count"] == 1
-    assert second["id"] == first["id"] == _id(entry)
+    assert second["id"] == first["id"] == _id(PIN_VERSIONS)
     assert second["created"] is False
     assert second["observation_count"] == 2
     assert "reinforced" in second["message"] and "2" in second["message"], second["message"]
@@ -303,11 +234,7 @@ def test_search_memory_category_filter(server):
 
 
 def test_delete_memory_removes_the_learning(server):
-    entry = {"name": "Freeze clocks in tests",
-             "description": "Inject a clock and freeze it in tests that depend on the current date or time zone.",
-             "reasoning": "Tests failed every year on the 29th of February and after DST switches.",
-             "category": "patterns"}
-    stored = server.store_memory(entry)
+    stored = server.store_memory(FREEZE_CLOCKS)
     assert stored["id"] in {r["id"] for r in server.search("tests that break around leap days")["results"]}
 
     deleted = server.call("delete_memory", {"entry_id": stored["id"]})
@@ -350,11 +277,7 @@ def test_ac4_a_captured_learning_is_injected_into_a_related_project(server, tmp_
     server.store_memory(PROFILE)
     stored = server.store_memory(RETRY)
     project = tmp_path / "payments-app"
-    feature = project / "docs" / "features" / "012-resilient-payment-client"
-    feature.mkdir(parents=True)
-    (feature / ".meta.json").write_text('{"status": "active", "slug": "resilient-payment-client"}\n',
-                                        encoding="utf-8")
-    (feature / "spec.md").write_text(RESILIENCE_SPEC, encoding="utf-8")
+    write_active_feature(project, "012-resilient-payment-client", "resilient-payment-client", RESILIENCE_SPEC)
     total = db_rows(server.db, "SELECT COUNT(*) FROM entries")[0][0]
     assert total > 5, "more learnings than the limit, so the selection has to choose"
     # The background run embeds the new project's context query, as after a session too slow to load the model:
@@ -372,78 +295,3 @@ def test_ac4_a_captured_learning_is_injected_into_a_related_project(server, tmp_
     assert "semantic: active" in result.stdout, result.stdout
     recalls = db_rows(server.db, "SELECT recall_count FROM entries WHERE id = ?", (stored["id"],))
     assert recalls == [(1,)]
-
-
-def _reader(stream, lines: "queue.Queue[str | None]") -> None:
-    for line in iter(stream.readline, ""):
-        lines.put(line)
-    lines.put(None)
-
-
-def test_nothing_but_json_rpc_reaches_stdout(tmp_path):
-    import mcp.types
-
-    home = tmp_path / "home"
-    home.mkdir()
-    project = tmp_path / "raw-project"
-    project.mkdir()
-    stderr_path = tmp_path / "stderr.log"
-    messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": mcp.types.LATEST_PROTOCOL_VERSION, "capabilities": {},
-                    "clientInfo": {"name": "raw-test", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        # A store loads the embedding model and writes the database: the noisiest path there is.
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "store_memory", "arguments": PROFILE}},
-        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-         "params": {"name": "store_memory", "arguments": dict(PROFILE, category="tips")}},
-        {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-         "params": {"name": "search_memory", "arguments": {"query": "profiling slow code"}}},
-    ]
-    with open(stderr_path, "w", encoding="utf-8") as errlog:
-        process = subprocess.Popen(
-            [PYTHON, "-m", "memory_apps.cli", "serve", "--global-store", str(tmp_path / "store"),
-             "--project-root", str(project)],
-            env=app_env(home), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, text=True,
-        )
-        lines: "queue.Queue[str | None]" = queue.Queue()
-        threading.Thread(target=_reader, args=(process.stdout, lines), daemon=True).start()
-        received: list[str] = []
-        try:
-            process.stdin.write(json.dumps(messages[0]) + "\n")
-            process.stdin.flush()
-            received.append(lines.get(timeout=CALL_TIMEOUT_S))
-            for message in messages[1:]:
-                process.stdin.write(json.dumps(message) + "\n")
-            process.stdin.flush()
-            deadline = time.monotonic() + CALL_TIMEOUT_S
-            while len([r for r in received if r and '"id"' in r]) < 5 and time.monotonic() < deadline:
-                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
-                if line is None:
-                    break
-                received.append(line)
-            process.stdin.close()
-            assert process.wait(timeout=CALL_TIMEOUT_S) == 0, "the server exits 0 when the client disconnects"
-            while (line := lines.get(timeout=5)) is not None:
-                received.append(line)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-
-    assert received and all(r is not None for r in received)
-    ids = set()
-    for line in received:
-        assert line.strip(), "no blank lines on stdout"
-        message = json.loads(line)  # every line is one JSON-RPC message
-        assert message.get("jsonrpc") == "2.0", line
-        assert "result" in message or "error" in message or "method" in message, line
-        if "id" in message:
-            ids.add(message["id"])
-    assert ids == {1, 2, 3, 4, 5}
-    by_id = {json.loads(line).get("id"): json.loads(line) for line in received}
-    assert by_id[3]["result"].get("isError") in (None, False)
-    assert by_id[4]["result"]["isError"] is True
-    assert "Traceback" not in stderr_path.read_text(encoding="utf-8", errors="replace")
