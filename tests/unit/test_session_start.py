@@ -1,7 +1,8 @@
 """SessionStart under one deadline, driven by a fake ticker and deliberately slow fakes (no wall clock).
 
 Each scenario of issue 10 is played with collaborators that advance the fake clock (a slow import, a vector
-load that overruns) or never answer (a silent provider); the assertions are exact on any machine.
+load that overruns) or never answer (a silent provider); the assertions are exact on any machine. Leases and
+writes are in test_session_leases_and_writes.py, query vectors in test_session_query_vectors.py.
 """
 
 from __future__ import annotations
@@ -10,31 +11,10 @@ import threading
 
 import pytest
 
-from memory_core.deadline import Deadline
-from memory_core.knowledge import KnowledgeEntry
-from memory_core.models import EntryDraft
 from memory_core.ports.context_source import ProjectContext
-from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK
-from memory_core.scoring import Weights
-from memory_core.space import EmbeddingSpace, pin_space
-from memory_core.usecases.importing import ImportKnowledgeBank
-from memory_core.usecases.retrieve import RetrieveAndRank
-from memory_core.usecases.session_start import (
-    DEGRADED, IMPORT_RESERVE_S, OFF, SEMANTIC, SessionRequest, SessionStart,
-)
-from tests.fakes import (
-    FakeClock, FakeContextSource, FakeEmbedder, FakeKnowledgeBankReader, FakeProjectLayout, FakeSharedWork,
-    FakeTicker, FakeVectorIndex, InMemoryEntryStore, T0,
-)
-
-ROOT = "/work/projects/csv-app"
-STORE_DIR = "/home/me/.claude/iflow/memory"
-BANK = f"{ROOT}/docs/knowledge-bank"
-BUDGET_S = 2.0
-CATS = ("anti-patterns", "heuristics", "patterns")
-CONTEXT = ProjectContext(feature_slug="csv-importer", feature_description="Parse uploaded CSV files with quoting",
-                         phase="design", changed_files=["src/csv_reader.py"])
-
+from memory_core.usecases.session_start import DEGRADED, IMPORT_RESERVE_S, OFF, SEMANTIC
+from tests.fakes import FakeEmbedder, FakeTicker, FakeVectorIndex, InMemoryEntryStore
+from tests.unit._session_harness import ROOT, Session, knowledge, stored
 
 class BlockingEmbedder(FakeEmbedder):
     """A provider that accepts the call and never answers (until the test ends): a silent Ollama, or a model
@@ -80,59 +60,6 @@ class SlowVectorIndex(FakeVectorIndex):
         if deadline is not None:
             self.ticker.now = max(self.ticker.now, deadline.expires_at)
         return False
-
-
-def knowledge(i: int, topic: str = "csv") -> KnowledgeEntry:
-    name = f"{topic.title()} lesson {i}"
-    description = f"{topic} note {i}: quote fields that contain delimiters, parse line by line, report the line."
-    return KnowledgeEntry(name=name, category=CATS[i % 3], description=description,
-                          raw_text=f"### {name}\n{description}", observation_count=1 + i % 3, position=i)
-
-
-def stored(store: InMemoryEntryStore, count: int, embedder: FakeEmbedder = None, topic: str = "deploy") -> None:
-    """`count` entries already in the store (with vectors in the embedder's space when one is given)."""
-    for i in range(count):
-        draft = EntryDraft(name=f"{topic} entry {i}", description=f"{topic} fact {i} about rollouts and csv parsing",
-                           category=CATS[i % 3])
-        entry_id = store.upsert(draft, T0).entry_id
-        if embedder is not None:
-            store.set_vector(entry_id, embedder.embed_documents([draft.description])[0])
-    if embedder is not None:
-        pin_space(store, EmbeddingSpace.of(embedder))
-        embedder.calls.clear()
-
-
-class Session:
-    """One SessionStart over fakes, with the pieces a test looks at afterwards."""
-
-    def __init__(self, store=None, embedder=None, bank=(), index=None, held_elsewhere=(), ticker=None,
-                 context=CONTEXT, ranking="spec") -> None:
-        self.ticker = ticker or FakeTicker(start=100.0, real_grace_s=10.0)
-        self.store = store if store is not None else InMemoryEntryStore()
-        self.embedder = embedder
-        self.shared = FakeSharedWork(held_elsewhere)
-        self.reader = FakeKnowledgeBankReader({BANK: list(bank)})
-        clock = FakeClock()
-        if index is None and embedder is not None:
-            index = FakeVectorIndex(self.store, embedder.dimensions)
-        self.index = index
-        retrieve = RetrieveAndRank(store=self.store, clock=clock, weights=Weights(), keyword_index=self.store,
-                                   embedder=embedder, vector_index=index, ranking=ranking)
-        self.use_case = SessionStart(
-            store=self.store, retrieve=retrieve,
-            importer=lambda: ImportKnowledgeBank(reader=self.reader, store=self.store, clock=clock,
-                                                 layout=FakeProjectLayout()),
-            context_source=FakeContextSource(context), shared_work=self.shared, clock=clock,
-            embedder=embedder, vector_index=index,
-            embedder_problem="memory_embedding_provider is none")
-
-    def run(self, limit: int = 20, finish: bool = True):
-        """The session start, then (as the shell does after printing) its finish with nothing shown."""
-        self.deadline = Deadline.after(self.ticker, BUDGET_S)
-        answer = self.use_case.run(SessionRequest(ROOT, STORE_DIR, limit), self.deadline)
-        if finish:
-            self.use_case.finish(answer, [])
-        return answer
 
 
 @pytest.fixture
@@ -225,32 +152,6 @@ def test_a_big_first_import_stops_at_the_deadline_and_resumes(already_stored):
     assert again.import_report.new > 0 and again.import_report.unchanged == report.new, "resumed, not redone"
 
 
-def test_a_session_does_not_import_while_another_process_holds_the_import_lease():
-    session = Session(bank=[knowledge(i) for i in range(50)], held_elsewhere=[IMPORT_TASK])
-    stored(session.store, 10)
-
-    answer = session.run()
-
-    assert answer.import_elsewhere and answer.import_report is None
-    assert session.store.count() == 10, "the other process imports; this one only reads"
-    assert len(answer.retrieval.selected) == 10
-
-
-def test_only_the_lease_holder_embeds_pending_entries_inline():
-    embedder = FakeEmbedder(dimensions=32)
-    leader = Session(embedder=embedder, bank=[knowledge(i) for i in range(12)])
-    follower = Session(store=leader.store, embedder=embedder, held_elsewhere=[VECTORS_TASK])
-    follower.store.set_metadata(f"imported:{ROOT}", "x")
-
-    follower.run()
-    assert not [c for c in embedder.calls if c[0] == "documents"], "a session without the lease embeds no entry"
-
-    embedder.calls.clear()
-    leader.store.metadata.pop(f"imported:{ROOT}")
-    leader.run()
-    assert [c for c in embedder.calls if c[0] == "documents"], "the lease holder embeds them"
-
-
 def test_a_stale_vector_cache_that_does_not_load_in_time_degrades_and_is_rebuilt_in_the_background():
     ticker = FakeTicker(start=100.0, real_grace_s=10.0)
     embedder = FakeEmbedder(dimensions=32)
@@ -268,44 +169,6 @@ def test_a_stale_vector_cache_that_does_not_load_in_time_degrades_and_is_rebuilt
     assert session.shared.background_runs == [ROOT], "the cache is rebuilt by the background run"
 
 
-def test_an_unchanged_context_reuses_the_query_vector_and_never_calls_the_model():
-    embedder = FakeEmbedder(dimensions=32)
-    session = Session(embedder=embedder)
-    stored(session.store, 30, embedder)
-    session.store.set_metadata(f"imported:{ROOT}", "x")
-
-    first = session.run()
-    assert [c[0] for c in embedder.calls] == ["query"]
-    second = session.run()
-
-    assert [c[0] for c in embedder.calls] == ["query"], "the second session did not embed the query again"
-    assert second.step == SEMANTIC
-    assert [r.entry.id for r in second.retrieval.selected] == [r.entry.id for r in first.retrieval.selected]
-
-    changed = Session(store=session.store, embedder=embedder,
-                      context=ProjectContext(feature_slug="release-pipeline", changed_files=["deploy.sh"]))
-    changed.run()
-    assert [c[0] for c in embedder.calls] == ["query", "query"], "a new context needs the model"
-
-
-def test_a_cached_query_vector_of_another_space_is_never_used():
-    old = FakeEmbedder(dimensions=32, model_name="old-model")
-    session = Session(embedder=old)
-    stored(session.store, 10, old)
-    session.store.set_metadata(f"imported:{ROOT}", "x")
-    session.run()
-
-    new = FakeEmbedder(dimensions=32, model_name="new-model")
-    for entry_id in list(session.store.vectors_by_id):
-        session.store.set_vector(entry_id, [1.0] + [0.0] * 31)
-    pin_space(session.store, EmbeddingSpace.of(new))
-    switched = Session(store=session.store, embedder=new)
-    answer = switched.run()
-
-    assert [c[0] for c in new.calls] == ["query"], "the new space's query is embedded, not taken from the cache"
-    assert answer.step == SEMANTIC
-
-
 def test_no_context_signals_ranks_by_prominence_without_loading_the_model():
     embedder = FakeEmbedder(dimensions=32)
     session = Session(embedder=embedder, context=ProjectContext())
@@ -316,43 +179,6 @@ def test_no_context_signals_ranks_by_prominence_without_loading_the_model():
 
     assert answer.step == OFF and answer.reason == "no context signals"
     assert embedder.calls == [] and len(answer.retrieval.selected) == 20
-
-
-def test_recalls_are_counted_once_for_the_entries_shown():
-    embedder = FakeEmbedder(dimensions=32)
-    session = Session(embedder=embedder)
-    stored(session.store, 30, embedder)
-    session.store.set_metadata(f"imported:{ROOT}", "x")
-    answer = session.run(limit=10, finish=False)
-    shown = [r.entry.id for r in answer.retrieval.selected][:7]  # e.g. three dropped by the size budget
-
-    assert sum(e.recall_count for e in session.store.entries.values()) == 0, "ranking alone counts nothing"
-    session.use_case.finish(answer, shown)
-
-    counts = {i: e.recall_count for i, e in session.store.entries.items()}
-    assert sum(counts.values()) == 7 and all(counts[i] == 1 for i in shown)
-
-
-def test_every_lease_is_given_back():
-    embedder = FakeEmbedder(dimensions=32)
-    session = Session(embedder=embedder, bank=[knowledge(i) for i in range(12)])
-
-    session.run(finish=False)
-
-    assert session.shared.held == set(), "given back before the block is printed"
-    assert any(c.startswith(IMPORT_TASK) for c in session.shared.claims) and VECTORS_TASK in session.shared.claims
-
-
-def test_fresh_vectors_score_like_stored_ones():
-    """Entries embedded inline during a session are compared with the query as the stored ones are later."""
-    embedder = FakeEmbedder(dimensions=32)
-    session = Session(embedder=embedder, bank=[knowledge(i) for i in range(6)])
-    inline = session.run()
-    later = session.run()  # the same entries, now read back from the store's vectors
-
-    assert inline.step == later.step == SEMANTIC
-    assert {r.entry.id: round(r.score, 5) for r in inline.retrieval.selected} == \
-        {r.entry.id: round(r.score, 5) for r in later.retrieval.selected}
 
 
 def test_after_a_late_query_the_background_run_caches_it_and_the_next_session_needs_no_model(blocking):
@@ -374,34 +200,6 @@ def test_after_a_late_query_the_background_run_caches_it_and_the_next_session_ne
 
     assert answer.step == SEMANTIC
     assert len(blocking.calls) == calls_before, "the model was not asked again"
-
-
-def test_nothing_is_written_before_the_block_is_printed():
-    """Between deciding and printing the session writes nothing (a busy database could hold the print up):
-    inline vectors, the new database's pin and the query vector are kept by `finish`, after printing."""
-    embedder = FakeEmbedder(dimensions=32)
-    session = Session(embedder=embedder, bank=[knowledge(i) for i in range(12)])
-
-    answer = session.run(finish=False)
-
-    assert answer.step == SEMANTIC and answer.retrieval.model == "fake-bow"
-    assert session.store.vectors_by_id == {} and session.store.get_metadata("embedding_provider") is None
-    assert session.store.query_vectors == {}
-    session.use_case.finish(answer, [])
-    assert len(session.store.vectors_by_id) == 12 and session.store.get_metadata("embedding_provider") == "fake"
-    assert len(session.store.query_vectors) == 1
-
-
-def test_inline_vectors_are_not_stored_into_a_space_pinned_meanwhile():
-    embedder = FakeEmbedder(dimensions=32)
-    session = Session(embedder=embedder, bank=[knowledge(i) for i in range(12)])
-    answer = session.run(finish=False)
-    other = FakeEmbedder(dimensions=32, model_name="other-model")
-    pin_space(session.store, EmbeddingSpace.of(other))  # a re-embed or another writer pinned first
-
-    session.use_case.finish(answer, [])
-
-    assert session.store.vectors_by_id == {} and session.store.query_vectors == {}
 
 
 def test_a_failing_import_leaves_no_worker_thread_behind():
