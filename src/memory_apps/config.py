@@ -39,6 +39,8 @@ class MemoryConfig:
     keyword_provider: str = "auto"
     ranking: str = "spec"
     """`spec` (spec 001's formula, the default) or `relevance` (ADR 18)."""
+    database_url: str = ""
+    """A PostgreSQL URL (never with a password: see `database_url.py`); empty: the SQLite store."""
 
 
 def coerce(raw: str) -> Any:
@@ -86,6 +88,21 @@ def _warn(path: str, message: str) -> None:
     print(f"iflow-memory: {path}: {message}", file=sys.stderr)
 
 
+def _database_url(path: str, raw: str) -> Optional[str]:
+    """The config file's database URL without a password; None (after a warning naming no secret) if unusable."""
+    from memory_apps.database_url import DatabaseUrlError, carries_password, without_password
+
+    try:
+        if carries_password(raw):
+            _warn(path, "memory_database_url: the password written here is ignored; give it in "
+                        "IFLOW_MEMORY_DATABASE_URL, PGPASSWORD or ~/.pgpass")
+            return without_password(raw)
+    except DatabaseUrlError as exc:
+        _warn(path, f"memory_database_url: {exc}; using the SQLite store")
+        return None
+    return raw
+
+
 def load_config(project_root: str) -> MemoryConfig:
     """Parse the config file (missing file: defaults); bad values and unknown keys warn and use defaults."""
     path = os.path.join(project_root, CONFIG_RELATIVE_PATH)
@@ -103,6 +120,10 @@ def load_config(project_root: str) -> MemoryConfig:
         if raw is None:
             continue
         default = getattr(defaults, name)
+        if name == "database_url":
+            raw = _database_url(path, raw)
+            if raw is None:
+                continue
         ok, value = _accept(name, coerce(raw), default)
         if ok:
             values[name] = value
