@@ -9,6 +9,7 @@ import importlib
 import io
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -202,6 +203,17 @@ def _end_of_process(threads_before: set, exit_callbacks: list, register, connect
             conn.close()
     left = [t.name for t in set(threading.enumerate()) - threads_before if t.is_alive()]
     assert not left, f"threads outlived an in-process call (a process would have dropped them): {left}"
+
+
+# A session that ranked with vectors says so in its diagnostic line; group 1 counts the vector matches.
+SEMANTIC_ACTIVE = re.compile(r"semantic: active \(vector=(\d+), fts5=(\d+)")
+
+
+def model_env(ceiling: Path) -> dict:
+    """The environment changes (for app_env, run_module, run_in_process) of the tests whose point is what the local
+    model finds: git may not look above `ceiling`, no Ollama host, and a session gets 30 s instead of 2 s (the
+    hook's speed is measured in benchmarks/), so that a busy CI machine cannot turn them red."""
+    return {"GIT_CEILING_DIRECTORIES": str(ceiling), "IFLOW_MEMORY_SESSION_DEADLINE_S": "30", "OLLAMA_HOST": None}
 
 
 def run_injector(project: Path, store: Path, home: Path, limit: Optional[int] = None,

@@ -1,39 +1,31 @@
-"""Spec 001 AC1 with the real local model (all-MiniLM-L6-v2 int8, offline).
+"""The knowledge banks of the local-model tests (spec 001 AC1): 50 entries, every one observed once, spread over
+the three categories: 20 about parsers, 20 about deployment, 10 about testing.
 
-A 50-entry knowledge bank (20 about parsers, 20 about deployment, 10 about testing, every entry observed
-once, spread over the three categories) is imported and embedded through the CLI. For a session whose
-active feature is "building a file parser with error handling", the injector must pick the parser
-entries and say that semantic retrieval ran. A second bank rewrites the 20 parser entries with synonyms
-only (lexer, tokenizer, grammar, malformed input, line numbers ...) so that they share no word with the
-context: there keyword + prominence is blind and the local model must do strictly better.
+The "plain" bank's parser entries use the session context's own words; the "synonyms" bank says the same 20
+learnings in other words only (lexer, tokenizer, grammar, malformed input, line numbers ...), so that they share no
+word with the context.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-
-from tests.conftest import PROJECT_ROOT
-from tests.integration._helpers import (
-    PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_headers, run_in_process,
-)
-
-pytestmark = pytest.mark.slow
-
-CONTEXT = "Building a file parser with error handling"
-SLUG = "file-parser"
-LIMIT = 25
-EMBEDDING_BYTES = 384 * 4
 HEADER_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": ""}
 FILE_TITLES = {"anti-patterns": "# Anti-Patterns", "patterns": "# Patterns", "heuristics": "# Heuristics"}
-# The context query's searchable words ("a" and "with" are FTS stopwords).
-CONTEXT_WORDS = {"file", "parser", "building", "error", "handling", "design"}
-ACTIVE = re.compile(r"semantic: active \(vector=(\d+), fts5=(\d+)")
+
+
+def write_bank(project: Path, entries) -> None:
+    """Write entries as P/docs/knowledge-bank/{anti-patterns,heuristics,patterns}.md."""
+    bank = project / "docs" / "knowledge-bank"
+    bank.mkdir(parents=True, exist_ok=True)
+    for category, title in FILE_TITLES.items():
+        blocks = [f"{title}\n"]
+        for cat, name, description in entries:
+            if cat == category:
+                blocks.append(f"### {HEADER_PREFIX[cat]}{name}\n{description}\n"
+                              f"- Observation count: 1\n- Confidence: medium\n")
+        (bank / f"{category}.md").write_text("\n".join(blocks), encoding="utf-8")
+
 
 # (category, name, description) -- 20 parser entries that use the context's own vocabulary.
 PARSER_PLAIN = [
@@ -262,212 +254,3 @@ TESTING = [
 BANKS = {"plain": PARSER_PLAIN + DEPLOYMENT + TESTING, "synonyms": PARSER_SYNONYMS + DEPLOYMENT + TESTING}
 PARSER_NAMES = {"plain": {n for _, n, _ in PARSER_PLAIN}, "synonyms": {n for _, n, _ in PARSER_SYNONYMS}}
 
-
-def env_for(home: Path, ceiling: Path) -> dict:
-    """The apps' test environment; git may not look above `ceiling`; no keys, no Ollama host."""
-    env = app_env(home)
-    env["GIT_CEILING_DIRECTORIES"] = str(ceiling)
-    # These tests are about what the model finds, not how fast a loaded machine loads it (the hook's speed is
-    # measured in benchmarks/): a session gets 30 s instead of 2 s, so a busy CI machine cannot turn them red.
-    env["IFLOW_MEMORY_SESSION_DEADLINE_S"] = "30"
-    env.pop("OLLAMA_HOST", None)
-    return env
-
-
-def run(module: str, args: list, env: dict, cwd: Path = None) -> subprocess.CompletedProcess:
-    return subprocess.run([PYTHON, "-m", module, *map(str, args)], env=env, cwd=str(cwd) if cwd else None,
-                          capture_output=True, text=True, timeout=TIMEOUT_S)
-
-
-def write_bank(project: Path, entries) -> None:
-    """Write entries as P/docs/knowledge-bank/{anti-patterns,heuristics,patterns}.md."""
-    bank = project / "docs" / "knowledge-bank"
-    bank.mkdir(parents=True, exist_ok=True)
-    for category, title in FILE_TITLES.items():
-        blocks = [f"{title}\n"]
-        for cat, name, description in entries:
-            if cat == category:
-                blocks.append(f"### {HEADER_PREFIX[cat]}{name}\n{description}\n"
-                              f"- Observation count: 1\n- Confidence: medium\n")
-        (bank / f"{category}.md").write_text("\n".join(blocks), encoding="utf-8")
-
-
-def write_feature(project: Path) -> None:
-    feature = project / "docs" / "features" / "001-file-parser"
-    feature.mkdir(parents=True, exist_ok=True)
-    (feature / ".meta.json").write_text(json.dumps(
-        {"status": "active", "slug": SLUG, "lastCompletedPhase": "design"}), encoding="utf-8")
-    (feature / "spec.md").write_text(
-        f"# Spec: file parser\n\n{CONTEXT}\n\n## Scope\n\nOne input format, line-oriented.\n", encoding="utf-8")
-
-
-def write_provider(project: Path, provider: str) -> None:
-    path = project / ".claude" / "iflow-dev.local.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"# local settings\n\nmemory_embedding_provider: {provider}\n", encoding="utf-8")
-
-
-def injected_names(block: str) -> list[str]:
-    names = []
-    for header in entry_headers(block):
-        name = header[4:]
-        for prefix in ("Anti-Pattern: ", "Pattern: "):
-            if name.startswith(prefix):
-                name = name[len(prefix):]
-        names.append(name)
-    return names
-
-
-def words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def cli(args: list, home: Path, ceiling: Path) -> subprocess.CompletedProcess:
-    """`iflow-memory ARGS` in-process, in the environment of env_for(home, ceiling)."""
-    return run_in_process("memory_apps.cli", args, home, env={"GIT_CEILING_DIRECTORIES": str(ceiling),
-                                                              "OLLAMA_HOST": None})
-
-
-@pytest.fixture(scope="module")
-def embedded(tmp_path_factory):
-    """Both banks imported and embedded once (local model) in their own project and store."""
-    root = tmp_path_factory.mktemp("semantic-local")
-    home = root / "home"
-    home.mkdir()
-    built = {}
-    for variant, entries in BANKS.items():
-        project = root / variant / "parser-service"
-        store = root / variant / "store"
-        write_bank(project, entries)
-        write_feature(project)
-        write_provider(project, "local")
-        imported = cli(["import", "--project-root", project, "--global-store", store], home, root)
-        assert imported.returncode == 0, imported.stderr
-        assert "0 skipped" in imported.stdout, imported.stdout
-        assert db_rows(store / "memory.db", "SELECT COUNT(*) FROM entries") == [(50,)]
-        embedded_run = cli(["embed", "--project-root", project, "--global-store", store], home, root)
-        assert embedded_run.returncode == 0, embedded_run.stderr
-        assert "0 remaining" in embedded_run.stdout, embedded_run.stdout
-        sizes = db_rows(store / "memory.db", "SELECT LENGTH(embedding) FROM entries")
-        assert sorted(sizes) == [(EMBEDDING_BYTES,)] * 50
-        built[variant] = (project, store)
-    return root, home, built
-
-
-def inject(embedded, variant: str, provider: str, tmp_path: Path) -> str:
-    """Run the injector on a fresh copy of the variant's project and store (recall counts stay untouched)."""
-    root, home, built = embedded
-    project, store = built[variant]
-    run_dir = tmp_path / f"{variant}-{provider}"
-    project_copy = run_dir / project.name
-    store_copy = run_dir / "store"
-    shutil.copytree(project, project_copy)
-    shutil.copytree(store, store_copy)
-    write_provider(project_copy, provider)
-    result = run("memory_apps.injector", ["--project-root", project_copy, "--global-store", store_copy,
-                                          "--limit", LIMIT], env_for(home, tmp_path))
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr, result.stderr
-    return result.stdout
-
-
-def parser_hits(block: str, variant: str) -> int:
-    return sum(1 for name in injected_names(block) if name in PARSER_NAMES[variant])
-
-
-def test_fixture_banks_are_shaped_as_the_spec_says():
-    for entries in BANKS.values():
-        assert len(entries) == 50
-        assert len({d for _, _, d in entries}) == 50, "descriptions are the ids: they must be unique"
-        per_category = {c: sum(1 for cat, _, _ in entries if cat == c) for c in FILE_TITLES}
-        assert all(count >= 10 for count in per_category.values()), per_category
-    context_words = words(f"{SLUG} {CONTEXT} design") - {"a", "with"}
-    assert context_words == CONTEXT_WORDS
-    stems = ("file", "pars", "build", "error", "handl", "design")
-    for _, name, description in PARSER_SYNONYMS:
-        text_words = words(f"{name} {description}")
-        assert not text_words & context_words, (name, text_words & context_words)
-        assert not [w for w in text_words if w.startswith(stems)], name
-
-
-def test_local_model_injects_the_parser_entries(embedded, tmp_path):
-    """AC1: >= 15 of the 20 parser entries among 25 injected, with vectors really used."""
-    block = inject(embedded, "plain", "local", tmp_path)
-
-    diagnostic = diagnostic_line(block)
-    match = ACTIVE.search(diagnostic)
-    assert match, diagnostic
-    assert int(match.group(1)) > 0, diagnostic
-    assert "model: all-MiniLM-L6-v2-int8*" in diagnostic
-    assert 'context: "file-parser: Building a file p..."' in diagnostic
-    assert "pending_embedding" not in diagnostic
-    assert len(injected_names(block)) == LIMIT
-    assert parser_hits(block, "plain") >= 15, injected_names(block)
-
-
-def test_keyword_and_prominence_without_a_provider(embedded, tmp_path):
-    """`memory_embedding_provider: none`: vectors are off and say why; FTS5 still finds the parser entries."""
-    block = inject(embedded, "plain", "none", tmp_path)
-
-    diagnostic = diagnostic_line(block)
-    assert "semantic: off (vector=0, fts5=" in diagnostic, diagnostic
-    assert "vector: memory_embedding_provider is none" in diagnostic
-    assert "model: none*" in diagnostic
-    fts5 = int(re.search(r"fts5=(\d+)", diagnostic).group(1))
-    # FTS5 finds exactly the entries that contain one of the context's words (no stemming).
-    assert fts5 == sum(1 for _, n, d in BANKS["plain"] if words(f"{n} {d}") & CONTEXT_WORDS), diagnostic
-    assert len(injected_names(block)) == LIMIT
-    assert parser_hits(block, "plain") >= 15, injected_names(block)
-
-
-def test_local_model_beats_keywords_when_no_word_is_shared(embedded, tmp_path):
-    """The synonym bank: FTS5 cannot see the parser entries, the local model still can."""
-    local_block = inject(embedded, "synonyms", "local", tmp_path)
-    keyword_block = inject(embedded, "synonyms", "none", tmp_path)
-
-    local_diagnostic = diagnostic_line(local_block)
-    assert ACTIVE.search(local_diagnostic) and "vector=0," not in local_diagnostic, local_diagnostic
-    keyword_diagnostic = diagnostic_line(keyword_block)
-    assert "semantic: off" in keyword_diagnostic, keyword_diagnostic
-    fts5 = int(re.search(r"fts5=(\d+)", keyword_diagnostic).group(1))
-    assert fts5 == sum(1 for _, n, d in BANKS["synonyms"] if words(f"{n} {d}") & CONTEXT_WORDS), keyword_diagnostic
-    local_hits = parser_hits(local_block, "synonyms")
-    keyword_hits = parser_hits(keyword_block, "synonyms")
-    assert local_hits > keyword_hits, (local_hits, keyword_hits)
-    assert local_hits >= 15, injected_names(local_block)
-
-
-def test_readme_demo_ranks_by_meaning_by_its_second_run_at_the_latest(tmp_path, isolated_home):
-    """README quick start: `iflow-memory inject --project-root examples/demo-project --global-store <tmp>`. On an
-    idle machine the first run is already semantic (benchmarks/ measure that); on a loaded one the first run may
-    import the bank and say why it ranked without vectors, as the README says: then `maintain` (what the
-    background run does) finishes the vectors and the next run ranks by meaning."""
-    demo = PROJECT_ROOT / "examples" / "demo-project"
-    store = tmp_path / "demo-memory"
-    script = Path(PYTHON).parent / "iflow-memory"
-    command = [str(script)] if script.is_file() else [PYTHON, "-m", "memory_apps.cli"]
-    before = {p: p.stat().st_mtime_ns for p in demo.rglob("*")}
-    env = env_for(isolated_home, demo.parent)  # the ceiling keeps git out of this repository's history
-
-    def demo_run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([*command, *args, "--project-root", "examples/demo-project", "--global-store",
-                               str(store)], cwd=str(PROJECT_ROOT), env=env, capture_output=True, text=True,
-                              timeout=TIMEOUT_S)
-
-    first = demo_run("inject")
-    assert first.returncode == 0, first.stderr
-    assert db_rows(store / "memory.db", "SELECT COUNT(*) FROM entries") == [(12,)]
-    assert len(injected_names(first.stdout)) == 12, "the first run shows every entry of the bank"
-    diagnostic = diagnostic_line(first.stdout)
-    if not ACTIVE.search(diagnostic):  # a loaded machine: the README's degraded case, said in the line
-        assert ("not finished by the deadline" in diagnostic or "no entry has a vector yet" in diagnostic
-                or "pending_embedding" in diagnostic), diagnostic
-        assert demo_run("maintain").returncode == 0
-        first = demo_run("inject")
-        diagnostic = diagnostic_line(first.stdout)
-    match = ACTIVE.search(diagnostic)
-    assert match, (diagnostic, first.stderr)
-    assert int(match.group(1)) > 0, diagnostic
-    assert "model: all-MiniLM-L6-v2-int8*" in diagnostic
-    assert 'context: "csv-importer' in diagnostic
-    assert {p: p.stat().st_mtime_ns for p in demo.rglob("*")} == before, "the demo project stays untouched"
