@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import getpass
 import sqlite3
 from datetime import timedelta
 
 import pytest
 
 from memory_adapters.float32_vectors import pack_vector
-from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_adapters.postgres_store import PostgresEntryStore
 from memory_core.models import EntryDraft
 from memory_core.ports import EmbeddingStore, EntryStore, KeywordIndex
-from tests.fakes import T0, InMemoryEntryStore
+from tests.fakes import T0
 
 UNKNOWN_ID = "0123456789abcdef"
 
@@ -29,15 +30,7 @@ def draft(description: str = "Use WAL mode so readers never block the writer", *
 
 
 class EntryStoreContract:
-    """Behaviour every EntryStore must show; subclasses supply `make_store`."""
-
-    def make_store(self, tmp_path):
-        """Return a new, empty store."""
-        raise NotImplementedError
-
-    @pytest.fixture
-    def store(self, tmp_path):
-        return self.make_store(tmp_path)
+    """Behaviour every EntryStore must show; subclasses name their `backend` (the `store` fixture's)."""
 
     def test_implements_the_ports(self, store):
         assert isinstance(store, EntryStore)
@@ -223,6 +216,13 @@ class EntryStoreContract:
         assert stats[second].updated_ts == pytest.approx(T0.timestamp(), abs=1e-3)
         assert not stats[second].has_embedding
 
+    def test_entries_survive_reopening(self, store, make_store):
+        if self.backend == "fake":
+            pytest.skip("the fake lives in memory only")
+        entry_id = store.upsert(draft(keywords=["sqlite-wal"]), T0).entry_id
+        reopened = make_store(self.backend).get(entry_id)
+        assert reopened.keywords == ["sqlite-wal"] and reopened.created_at == T0
+
     def test_ranking_stats_follow_reinforcement_and_deletion(self, store):
         entry_id = store.upsert(draft(), T0).entry_id
         later = T0 + timedelta(days=2)
@@ -234,12 +234,10 @@ class EntryStoreContract:
 
 
 class TestSqliteEntryStore(EntryStoreContract):
-    def make_store(self, tmp_path):
-        return SqliteEntryStore(path=str(tmp_path / "memory.db"))
+    backend = "sqlite"
 
-    def test_ranking_stats_clean_hand_edited_rows_like_the_full_read(self, tmp_path):
+    def test_ranking_stats_clean_hand_edited_rows_like_the_full_read(self, store, tmp_path):
         """Rows edited outside the app: counters and timestamps are cleaned in SQL, as `get` cleans them."""
-        store = self.make_store(tmp_path)
         ids = [store.upsert(draft(f"Entry number {n} about WAL"), T0).entry_id for n in range(4)]
         edits = [
             ("UPDATE entries SET observation_count = 0, recall_count = -3, confidence = 'sure' WHERE id = ?", ids[0]),
@@ -260,12 +258,21 @@ class TestSqliteEntryStore(EntryStoreContract):
         assert stats[ids[2]].updated_ts == 0.0  # unreadable: as old as can be, never a crash
         assert stats[ids[3]].updated_ts == pytest.approx(1772359200.0, abs=1e-3)  # naive means UTC
 
-    def test_entries_survive_reopening(self, tmp_path):
-        entry_id = self.make_store(tmp_path).upsert(draft(keywords=["sqlite-wal"]), T0).entry_id
-        reopened = self.make_store(tmp_path).get(entry_id)
-        assert reopened.keywords == ["sqlite-wal"] and reopened.created_at == T0
+
+
+class TestPostgresEntryStore(EntryStoreContract):
+    backend = "postgres"
+
+    def test_entries_record_who_wrote_them(self, store):
+        entry_id = store.upsert(draft(), T0).entry_id
+        assert store.source_user(entry_id) == getpass.getuser()
+        colleague = PostgresEntryStore(store.url, source_user="ana")
+        other = colleague.upsert(draft("Written by a colleague"), T0).entry_id
+        colleague.upsert(draft(), T0)  # reinforcing keeps the first writer
+        colleague.close()
+        assert (store.source_user(other), store.source_user(entry_id)) == ("ana", getpass.getuser())
+        assert store.source_user(UNKNOWN_ID) is None
 
 
 class TestInMemoryEntryStore(EntryStoreContract):
-    def make_store(self, tmp_path):
-        return InMemoryEntryStore()
+    backend = "fake"

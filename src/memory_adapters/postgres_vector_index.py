@@ -1,0 +1,30 @@
+"""PostgresVectorIndex: cosine similarity computed by PostgreSQL (pgvector) where the vectors live."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from memory_adapters.postgres_store import PostgresEntryStore
+
+
+class PostgresVectorIndex:
+    """Implements VectorIndex over a PostgresEntryStore: exact similarities for every stored vector of the
+    index's width, and the nearest few from the HNSW index (`nearest`)."""
+
+    def __init__(self, store: PostgresEntryStore, dimensions: int) -> None:
+        self._store = store
+        self._dimensions = int(dimensions)
+
+    def _checked(self, query: Sequence[float]) -> list[float]:
+        vector = [float(v) for v in query]
+        if len(vector) != self._dimensions:
+            raise ValueError(f"query has {len(vector)} dims, index has {self._dimensions}")
+        return vector
+
+    def similarities(self, query: Sequence[float]) -> dict[str, float]:
+        """Return {id: cosine} for every stored vector of the right size."""
+        return self._store.cosine_similarities(self._checked(query))
+
+    def nearest(self, query: Sequence[float], limit: int) -> dict[str, float]:
+        """Return {id: cosine} of about the `limit` most similar stored vectors (HNSW: approximate)."""
+        return self._store.nearest(self._checked(query), limit)
