@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from tests.integration._helpers import write_active_feature
@@ -16,3 +19,27 @@ def credential_layout(tmp_path, isolated_home):
     write_active_feature(project, "001-secrets", "credential-hygiene",
                          "# Spec\n\nKeep credentials, tokens and passwords out of notes.\n")
     return isolated_home, project, tmp_path / "G"
+
+
+@pytest.fixture
+def user_cache(tmp_path, monkeypatch) -> Path:
+    """The user's cache directory (install-claude's backups go there)."""
+    path = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(path))
+    return path
+
+
+@pytest.fixture
+def claude_install(project, isolated_home, user_cache, capsys, monkeypatch):
+    """Run `install-claude --project <project> ARGS...` in-process; `iflow-memory` is on PATH."""
+    from tests.integration._claude_files import VENV_BIN, Installed, parser
+
+    monkeypatch.setenv("PATH", os.pathsep.join([VENV_BIN, "/usr/bin", "/bin"]))
+
+    def run(*args: str, target: Path = project) -> Installed:
+        parsed = parser().parse_args(["install-claude", "--project", str(target), *args])
+        code = parsed.handler(parsed)
+        captured = capsys.readouterr()
+        return Installed(code, captured.out, captured.err)
+
+    return run

@@ -1,0 +1,63 @@
+"""The files `iflow-memory install-claude` writes, and how its tests read them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from memory_apps import install_claude
+from tests.integration._helpers import PYTHON
+
+VENV_BIN = str(Path(PYTHON).parent)
+PORTABLE_HOOK = "iflow-memory hook session-start"
+MCP_HINT = "pip install 'iflow-memory[mcp]'"
+
+
+class Installed:
+    """One in-process `install-claude` run: exit status and output."""
+
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code, self.out, self.err = code, out, err
+        self.lines = out.strip().splitlines()
+
+
+def parser() -> argparse.ArgumentParser:
+    """The `iflow-memory` parser with only the subcommand install_claude registers."""
+    cli = argparse.ArgumentParser(prog="iflow-memory")
+    install_claude.add_command(cli.add_subparsers(), argparse.RawDescriptionHelpFormatter)
+    return cli
+
+
+def read(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def shared_settings(project: Path) -> Path:
+    return project / ".claude" / "settings.json"
+
+
+def local_settings(project: Path) -> Path:
+    return project / ".claude" / "settings.local.json"
+
+
+def claude_json(home: Path) -> Path:
+    return home / ".claude.json"
+
+
+def hook_commands(path: Path) -> list[str]:
+    return [hook["command"] for group in read(path)["hooks"]["SessionStart"] for hook in group.get("hooks", [])
+            if hook["command"].endswith("hook session-start")]
+
+
+def local_server(home: Path, project: Path) -> dict:
+    return read(claude_json(home))["projects"][os.path.realpath(project)]["mcpServers"]["iflow-memory"]
+
+
+def files(directory: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()} if directory.exists() else {}
+
+
+def mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
