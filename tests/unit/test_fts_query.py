@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_core.fts_query import sanitise_fts_query
+from tests.unit._fts5 import fts5_table
 
 REALISTIC = ("memory-semantic: Semantic memory with FTS5 & embeddings (v2.0). Phase: design. "
              "Files: src/memory_core/fts_query.py tests/unit/test_fts_query.py docs/adr/0001-use-sqlite.md")
@@ -16,16 +17,9 @@ REALISTIC = ("memory-semantic: Semantic memory with FTS5 & embeddings (v2.0). Ph
 
 @pytest.fixture(scope="module")
 def fts():
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
-    except sqlite3.OperationalError:  # pragma: no cover - depends on the Python build
-        pytest.skip("this sqlite3 build has no FTS5")
-    conn.executemany("INSERT INTO t(x) VALUES (?)", [
-        ("semantic memory search",), ("parser for markdown files",), ("deployment notes",),
-        ("not near and or",), ("design phase review",)])
-    yield conn
-    conn.close()
+    with fts5_table("x", [("semantic memory search",), ("parser for markdown files",), ("deployment notes",),
+                          ("not near and or",), ("design phase review",)]) as conn:
+        yield conn
 
 
 def match(conn, query):

@@ -8,7 +8,6 @@ import dataclasses
 import io
 import json
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from memory_core.keywords import clean_keywords
 from memory_core.models import CATEGORIES, EntryDraft
 from memory_core.ports.context_source import ProjectContext
 from memory_core.redaction import contains_secret
+from tests.unit._fts5 import fts5_table
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -43,14 +43,8 @@ FTS_TEXT = st.one_of(
 
 @pytest.fixture(scope="module")
 def fts_table():
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.execute("CREATE VIRTUAL TABLE t USING fts5(name, description)")
-    except sqlite3.OperationalError:  # pragma: no cover - depends on the Python build
-        pytest.skip("this sqlite3 build has no FTS5")
-    conn.executemany("INSERT INTO t VALUES (?, ?)", [("parser", "read files first"), ("near and or", "not é 日本語")])
-    yield conn
-    conn.close()
+    with fts5_table("name, description", [("parser", "read files first"), ("near and or", "not é 日本語")]) as conn:
+        yield conn
 
 
 @FAST

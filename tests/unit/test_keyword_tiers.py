@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_core.errors import KeywordGenerationError
-from memory_core.keyword_tiers import Tier, TieredKeywords, grounded
+from memory_core.keyword_tiers import Tier, TieredKeywords
 from memory_core.keywords import GENERIC_WORDS
 from tests.fakes import FakeTicker
 
@@ -141,31 +140,6 @@ def test_results_never_contain_generic_words(candidates):
     for result in (generate([], supplied=candidates), generate([FixedTier(candidates)])):
         assert not set(result) & GENERIC_WORDS
         assert result == [] or 3 <= len(result) <= 10
-
-
-@pytest.mark.parametrize("keyword", ["parse", "parsing", "parser", "parsers", "parsed"])
-def test_grounded_accepts_morphological_variants(keyword):
-    assert grounded(keyword, "We are parsing the input")
-    assert grounded(keyword, "A small parser for configs")
-
-
-@pytest.mark.parametrize("keyword, text", [
-    ("error-handling", "Add error handling to the parser"),
-    ("error-handling", "error-handling belongs at the boundary"),
-    ("parser-errors", "The parsing error was swallowed"),
-    ("config-files", "We read several config files"),
-])
-def test_grounded_accepts_hyphenated_keywords(keyword, text):
-    assert grounded(keyword, text)
-
-
-@pytest.mark.parametrize("keyword, text", [
-    ("kubernetes", "We are parsing the input"),
-    ("parser-kubernetes", "The parsing error was swallowed"),
-    ("helm-charts", "Deploy with care"),
-])
-def test_grounded_rejects_words_absent_from_the_text(keyword, text):
-    assert not grounded(keyword, text)
 
 
 def test_an_in_process_tier_runs_on_the_callers_thread():

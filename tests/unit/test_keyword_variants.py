@@ -58,24 +58,43 @@ def test_unrelated_lookalikes_do_not_collide(first, second):
             assert not grounded(keyword, f"Only {word} is said here."), (keyword, word)
 
 
-@pytest.mark.parametrize("keyword, text", [
+@pytest.mark.parametrize("keyword", ["parse", "parsing", "parser", "parsers", "parsed"])
+def test_grounded_accepts_morphological_variants(keyword):
+    assert grounded(keyword, "We are parsing the input")
+    assert grounded(keyword, "A small parser for configs")
+
+
+# (keyword, a text that grounds it): a variant of one of its words, or a hyphenated keyword whose every part is
+GROUNDED = [
+    ("error-handling", "Add error handling to the parser"),
+    ("error-handling", "error-handling belongs at the boundary"),
+    ("parser-errors", "The parsing error was swallowed"),
+    ("config-files", "We read several config files"),
     ("pinning", "Always pin the tokenizer file next to the model weights."),
     ("pinned-tokenizer", "Always pin the tokenizer file next to the model weights."),
     ("cached-responses", "We cache responses for an hour."),
     ("retries", "Retry once with backoff."),
     ("parse-failure", "The parser raises ParseFailure on a malformed heading."),
     ("busy-timeout", "Set busy_timeout on every connection."),
-])
-def test_grounded_accepts_variants_and_identifier_parts(keyword, text):
-    assert grounded(keyword, text)
-
-
-@pytest.mark.parametrize("keyword, text", [
+]
+# (keyword, a text that does not): the word is absent, only looks alike, or one part of it is missing
+NOT_GROUNDED = [
+    ("kubernetes", "We are parsing the input"),
+    ("parser-kubernetes", "The parsing error was swallowed"),
+    ("helm-charts", "Deploy with care"),
     ("pine", "Always pin the tokenizer file."),
     ("cash", "We cache responses for an hour."),
     ("parse-success", "The parser raises ParseFailure on a malformed heading."),
-])
-def test_grounded_rejects_lookalikes_and_missing_parts(keyword, text):
+]
+
+
+@pytest.mark.parametrize("keyword, text", GROUNDED)
+def test_grounded_accepts_variants_hyphenated_keywords_and_identifier_parts(keyword, text):
+    assert grounded(keyword, text)
+
+
+@pytest.mark.parametrize("keyword, text", NOT_GROUNDED)
+def test_grounded_rejects_lookalikes_absent_words_and_missing_parts(keyword, text):
     assert not grounded(keyword, text)
 
 

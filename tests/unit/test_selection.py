@@ -38,6 +38,14 @@ def guaranteed(items: list[Item], limit: int) -> set[int]:
     return set()
 
 
+def fill_outcome(items: list[Item], limit: int, fill: str) -> tuple[list[Item], list[Item], list[Item]]:
+    """(chosen, those chosen beyond the guaranteed top-3 per category, those left out) for one fill rule."""
+    chosen = balanced_select(items, lambda i: i.category, key, limit, fill=fill)
+    chosen_tags = {i.tag for i in chosen}
+    extra = [i for i in chosen if i.tag not in guaranteed(items, limit)]
+    return chosen, extra, [i for i in items if i.tag not in chosen_tags]
+
+
 @settings(max_examples=80, deadline=None)
 @given(items=ITEMS, limit=LIMITS, fill=st.sampled_from(["score", "category-priority"]))
 def test_size_uniqueness_and_min_three(items, limit, fill):
@@ -57,10 +65,7 @@ def test_size_uniqueness_and_min_three(items, limit, fill):
 @settings(max_examples=80, deadline=None)
 @given(items=ITEMS, limit=LIMITS)
 def test_score_fill_takes_best_leftovers(items, limit):
-    chosen = balanced_select(items, lambda i: i.category, key, limit, fill="score")
-    chosen_tags = {i.tag for i in chosen}
-    extra = [i for i in chosen if i.tag not in guaranteed(items, limit)]
-    left_out = [i for i in items if i.tag not in chosen_tags]
+    _, extra, left_out = fill_outcome(items, limit, "score")
     for x in extra:
         for y in left_out:
             assert key(x) < key(y), f"{x} chosen over better {y}"
@@ -69,10 +74,7 @@ def test_score_fill_takes_best_leftovers(items, limit):
 @settings(max_examples=80, deadline=None)
 @given(items=ITEMS, limit=LIMITS)
 def test_category_priority_fill(items, limit):
-    chosen = balanced_select(items, lambda i: i.category, key, limit, fill="category-priority")
-    chosen_tags = {i.tag for i in chosen}
-    extra = [i for i in chosen if i.tag not in guaranteed(items, limit)]
-    left_out = [i for i in items if i.tag not in chosen_tags]
+    chosen, extra, left_out = fill_outcome(items, limit, "category-priority")
     for y in left_out:
         # nothing from a lower-priority category was added while y's category still had entries
         assert all(PRIORITY.index(x.category) <= PRIORITY.index(y.category) for x in extra)
