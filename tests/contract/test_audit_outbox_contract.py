@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
-from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_core.models import EntryDraft
 from memory_core.ports.audit_outbox import AuditOutbox
-from tests.fakes import T0, InMemoryEntryStore
+from tests.fakes import T0
 
 
 def draft(text: str = "Queue the markdown write in the entry's own transaction.") -> EntryDraft:
@@ -15,15 +12,7 @@ def draft(text: str = "Queue the markdown write in the entry's own transaction."
 
 
 class AuditOutboxContract:
-    """Behaviour every AuditOutbox store must show; subclasses supply `make_store`."""
-
-    def make_store(self, tmp_path):
-        """Return a new, empty store."""
-        raise NotImplementedError
-
-    @pytest.fixture
-    def store(self, tmp_path):
-        return self.make_store(tmp_path)
+    """Behaviour every AuditOutbox store must show; subclasses name their `backend` (the `store` fixture's)."""
 
     def test_nothing_is_queued_unless_asked(self, store):
         assert isinstance(store, AuditOutbox)
@@ -63,10 +52,12 @@ class AuditOutboxContract:
 
 
 class TestSqliteAuditOutbox(AuditOutboxContract):
-    def make_store(self, tmp_path):
-        return SqliteEntryStore(str(tmp_path / "memory.db"))
+    backend = "sqlite"
+
+
+class TestPostgresAuditOutbox(AuditOutboxContract):
+    backend = "postgres"
 
 
 class TestInMemoryAuditOutbox(AuditOutboxContract):
-    def make_store(self, tmp_path):
-        return InMemoryEntryStore()
+    backend = "fake"

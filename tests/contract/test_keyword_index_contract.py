@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
-from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_core.fts_query import sanitise_fts_query
 from memory_core.models import EntryDraft
 from memory_core.ports import KeywordIndex
-from tests.fakes import T0, InMemoryEntryStore
+from tests.fakes import T0
 
 LIMIT = 50
 
@@ -28,19 +25,7 @@ def search(store, text: str, limit: int = LIMIT) -> dict[str, float]:
 
 
 class KeywordIndexContract:
-    """Behaviour every KeywordIndex must show; subclasses supply the two store hooks."""
-
-    def make_store(self, tmp_path):
-        """Return a new, empty store with keyword search switched on."""
-        raise NotImplementedError
-
-    def make_store_without_keyword_search(self, tmp_path):
-        """Return a new, empty store whose keyword search is switched off."""
-        raise NotImplementedError
-
-    @pytest.fixture
-    def store(self, tmp_path):
-        return self.make_store(tmp_path)
+    """Behaviour every KeywordIndex must show; subclasses name their `backend` (the `store` fixture's)."""
 
     def test_is_a_keyword_index_and_available(self, store):
         assert isinstance(store, KeywordIndex)
@@ -109,29 +94,43 @@ class KeywordIndexContract:
         store.set_vector(entry_id, [0.0, 0.0])
         assert set(search(store, "backoff jitter")) == {entry_id}
 
-    def test_switched_off_index_says_so_and_finds_nothing(self, tmp_path):
-        store = self.make_store_without_keyword_search(tmp_path)
+    def test_switched_off_index_says_so_and_finds_nothing(self, make_store):
+        store = make_store(self.backend, keyword_search=False)
         add(store, "SQLite WAL mode avoids writer lock contention")
         assert store.keyword_search_available is False
         assert search(store, "contention") == {}
 
 
 class TestSqliteKeywordIndex(KeywordIndexContract):
-    def make_store(self, tmp_path):
-        return SqliteEntryStore(path=str(tmp_path / "memory.db"))
+    backend = "sqlite"
 
-    def make_store_without_keyword_search(self, tmp_path):
-        return SqliteEntryStore(path=str(tmp_path / "memory.db"), enable_fts5=False)
-
-    def test_malformed_match_query_returns_nothing_instead_of_raising(self, tmp_path):
-        store = self.make_store(tmp_path)
+    def test_malformed_match_query_returns_nothing_instead_of_raising(self, store):
         add(store, "SQLite WAL mode")
         assert store.keyword_search('"unterminated OR (', LIMIT) == {}
 
 
-class TestInMemoryKeywordIndex(KeywordIndexContract):
-    def make_store(self, tmp_path):
-        return InMemoryEntryStore()
+class TestPostgresKeywordIndex(KeywordIndexContract):
+    backend = "postgres"
 
-    def make_store_without_keyword_search(self, tmp_path):
-        return InMemoryEntryStore(keyword_search=False)
+    def test_a_query_of_operators_and_quotes_is_searched_as_its_words(self, store):
+        entry_id = add(store, "SQLite WAL mode")
+        assert set(store.keyword_search('"wal" OR (mode) OR !:* OR <->', LIMIT)) == {entry_id}
+        assert store.keyword_search("& | ! ( )", LIMIT) == {}
+
+    def test_words_in_other_scripts_are_found(self, store):
+        entry_id = add(store, "Größere Tabellen brauchen einen Index", keywords=["übersicht"])
+        assert set(search(store, "GRÖSSERE tabellen")) == {entry_id}
+        assert set(search(store, "Übersicht")) == {entry_id}
+
+    def test_search_can_use_the_gin_index(self, store):
+        from memory_adapters.postgres_search import _SEARCH
+
+        def plan(conn):
+            conn.execute("SET LOCAL enable_seqscan = off")  # a tiny table is scanned; a large one is not
+            return " ".join(row[0] for row in conn.execute("EXPLAIN " + _SEARCH, ("wal | mode", 5)))
+
+        assert "idx_entries_search" in store._in_tx(plan)
+
+
+class TestInMemoryKeywordIndex(KeywordIndexContract):
+    backend = "fake"

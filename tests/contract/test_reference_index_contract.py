@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_apps.config import load_config
 from memory_core.models import EntryDraft
 from memory_core.ports.reference_index import ReferenceIndex
-from tests.fakes import T0, InMemoryEntryStore
+from tests.fakes import T0
 
 
-@pytest.fixture(params=["sqlite", "fake"])
-def store(request, tmp_path):
-    made = SqliteEntryStore(str(tmp_path / "memory.db")) if request.param == "sqlite" else InMemoryEntryStore()
-    yield made
-    if request.param == "sqlite":
-        made.close()
+@pytest.fixture(params=["sqlite", "postgres", "fake"])
+def store(request, make_store):
+    return make_store(request.param)
 
 
 def add(store, description, references=()):

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 
 from memory_adapters.float32_vectors import pack_vector
-from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_core.models import EntryDraft
 from memory_core.ports.staging_vector_store import StagingVectorStore
 from memory_core.space import EmbeddingSpace, pin_space, pinned_space, staged_space
-from tests.fakes import T0, InMemoryEntryStore
+from tests.fakes import T0
 
 OLD = EmbeddingSpace("fake", "old-model", 2)
 NEW = EmbeddingSpace("fake", "new-model", 3)
@@ -26,15 +25,12 @@ def new_vec(i: int) -> list[float]:
 
 
 class StagingStoreContract:
-    """Behaviour every StagingVectorStore must show; subclasses supply `make_store`."""
-
-    def make_store(self, tmp_path):
-        raise NotImplementedError
+    """Behaviour every StagingVectorStore must show; subclasses name their `backend`."""
 
     @pytest.fixture
-    def store(self, tmp_path):
+    def store(self, make_store):
         """A store pinned to OLD with three entries, each with an OLD vector."""
-        store = self.make_store(tmp_path)
+        store = make_store(self.backend)
         for i in range(3):
             entry_id = self.add(store, i)
             store.set_vector(entry_id, old_vec(i))
@@ -152,8 +148,8 @@ class StagingStoreContract:
         assert store.promote_staged(NEW) is True
         assert pinned_space(store) == NEW
 
-    def test_an_empty_store_promotes_at_once(self, tmp_path):
-        store = self.make_store(tmp_path)
+    def test_an_empty_store_promotes_at_once(self, make_store):
+        store = make_store(self.backend)
         store.start_staging(NEW)
         assert store.unstaged_ids(10) == []
         assert store.promote_staged(NEW) is True
@@ -161,20 +157,32 @@ class StagingStoreContract:
 
 
 class TestSqliteStagingStore(StagingStoreContract):
-    def make_store(self, tmp_path):
-        return SqliteEntryStore(str(tmp_path / "memory.db"))
+    backend = "sqlite"
 
-    def test_staged_vectors_survive_a_reopen(self, store, tmp_path):
+    def test_staged_vectors_survive_a_reopen(self, store, make_store):
         store.start_staging(NEW)
         first = self.ids(store)[0]
         store.set_staged_vector(first, new_vec(0))
         store.close()
-        reopened = SqliteEntryStore(str(tmp_path / "memory.db"))
+        reopened = make_store(self.backend)
         assert staged_space(reopened) == NEW
         assert first not in reopened.unstaged_ids(10)
         assert len(reopened.unstaged_ids(10)) == 2
 
 
+class TestPostgresStagingStore(StagingStoreContract):
+    backend = "postgres"
+
+    def test_promotion_moves_the_hnsw_index_to_the_new_width(self, store):
+        def hnsw_indexes():
+            return [r[0] for r in store._read("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%%hnsw%%'")]
+
+        assert hnsw_indexes() == ["idx_entries_embedding_hnsw_2"]
+        store.start_staging(NEW)
+        self.stage_all(store)
+        assert store.promote_staged(NEW) is True
+        assert hnsw_indexes() == ["idx_entries_embedding_hnsw_3"]
+
+
 class TestInMemoryStagingStore(StagingStoreContract):
-    def make_store(self, tmp_path):
-        return InMemoryEntryStore()
+    backend = "fake"
