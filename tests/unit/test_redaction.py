@@ -1,4 +1,6 @@
-"""Secret-shaped values are replaced with [REDACTED]; ordinary prose about secrets is left alone."""
+"""Secret-shaped values are replaced with [REDACTED]; ordinary prose about secrets is left alone.
+
+The secret-shaped texts are the `core_formats` and `assignment_spellings` tables of secret_samples.toml."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from hypothesis import strategies as st
 
 from memory_core.redaction import (REDACTED, add_detector, contains_secret, detectors, redact_secrets,
                                    remove_detector)
+from tests.unit._secret_samples import secret_cases, secret_texts
 
 
 @pytest.fixture(autouse=True)
@@ -20,44 +23,8 @@ def core_patterns_only():
     for detector in saved:
         add_detector(detector)
 
-# (kind, text holding the secret, the part that must disappear)
-SECRETS = [
-    ("openai-project", "key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0 in a note",
-     "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"),
-    ("openai-legacy", "OPENAI_API_KEY=sk-Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Jh0Gf9Ed8", "Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Jh0Gf9Ed8"),
-    ("anthropic", "use sk-ant-api03-Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp for haiku", "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp"),
-    ("google", "maps key AIzaSyDq3F4k9L0m1N2o3P4q5R6s7T8u9V0w1X2.", "AIzaSyDq3F4k9L0m1N2o3P4q5R6s7T8u9V0w1X2"),
-    ("github-classic", "token ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R here",
-     "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R"),
-    ("github-fine-grained", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
-     "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"),
-    ("gitlab", "glpat-AbCdEfGhIjKlMnOpQrSt12", "AbCdEfGhIjKlMnOpQrSt12"),
-    ("slack", "xoxb-123456789012-abcdefABCDEF", "123456789012-abcdefABCDEF"),
-    ("aws-access-key", "aws key AKIAIOSFODNN7EXAMPLE leaked", "AKIAIOSFODNN7EXAMPLE"),
-    ("aws-session-key", "ASIAY34FZKBOKMUTVV7A", "ASIAY34FZKBOKMUTVV7A"),
-    ("voyage", "pa-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
-    ("jwt", "session eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6y",
-     "SflKxwRJSMeKKF2QT4fwpMeJf36POk6y"),
-    ("pem", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq9Fake\nQ2hlY2s=\n-----END RSA PRIVATE KEY-----",
-     "MIIEowIBAAKCAQEA7bq9Fake"),
-    ("pem-openssh", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----",
-     "b3BlbnNzaC1rZXktdjEAAAA"),
-    ("pem-unterminated", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B (cut off)", "MIIEvQIBADANBgkqhkiG9w0B"),
-    ("url-password", "db at postgres://admin:Pg5ecretPassw0rd@db.internal:5432/app", "Pg5ecretPassw0rd"),
-    ("url-password-https", "clone https://bot:gh0stPassw0rd@git.example.invalid/repo.git", "gh0stPassw0rd"),
-    ("password-assignment", "password=hunter2hunter2", "hunter2hunter2"),
-    ("password-yaml", "password: hunter2hunter2", "hunter2hunter2"),
-    ("api-key-assignment", 'api_key = "abcdef1234567890"', "abcdef1234567890"),
-    ("secret-key", "SECRET_KEY: django-insecure-abc123xyz", "django-insecure-abc123xyz"),
-    ("access-token", "access_token=ya29.A0ARrdaM-secret-value", "ya29.A0ARrdaM-secret-value"),
-    ("bearer", "Authorization: Bearer tok9f8e7d6c5b4a3f2e1d0c9b8a7", "tok9f8e7d6c5b4a3f2e1d0c9b8a7"),
-    ("basic", "Authorization: Basic dXNlcjpwYXNzd29yZDEyMzQ1Ng==", "dXNlcjpwYXNzd29yZDEyMzQ1Ng=="),
-    ("short-password", "password=12345 in the test setup", "12345"),
-    ("short-token", "token=short", "short"),
-]
 
-
-@pytest.mark.parametrize("text,secret", [(t, s) for _, t, s in SECRETS], ids=[k for k, _, _ in SECRETS])
+@pytest.mark.parametrize("text,secret", secret_cases("core_formats"))
 def test_each_secret_kind_is_redacted(text, secret):
     redacted = redact_secrets(text)
     assert secret not in redacted, redacted
@@ -76,18 +43,7 @@ def test_assignment_redaction_keeps_the_key_and_quotes():
     assert redact_secrets("token: abcdef123456 next") == "token: [REDACTED] next"
 
 
-# Common ways secrets are written in notes about .env files, shell exports and JSON configs.
-ASSIGNMENT_SPELLINGS = [
-    ("env-prefixed-password", "DB_PASSWORD=hunter2hunter2", "hunter2hunter2"),
-    ("env-aws-secret", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
-    ("env-prefixed-token", "export GITLAB_TOKEN=q1w2e3r4t5y6u7i8", "q1w2e3r4t5y6u7i8"),
-    ("json-password", '{"password": "hunter2hunter2"}', "hunter2hunter2"),
-]
-
-
-@pytest.mark.parametrize("text,secret", [(t, s) for _, t, s in ASSIGNMENT_SPELLINGS],
-                         ids=[k for k, _, _ in ASSIGNMENT_SPELLINGS])
+@pytest.mark.parametrize("text,secret", secret_cases("assignment_spellings"))
 def test_common_assignment_spellings_are_redacted(text, secret):
     redacted = redact_secrets(text)
     assert secret not in redacted, redacted
@@ -118,7 +74,7 @@ def test_ordinary_prose_about_secrets_is_unchanged(text):
     assert not contains_secret(text)
 
 
-SECRET_TEXTS = st.sampled_from([t for _, t, _ in SECRETS])
+SECRET_TEXTS = st.sampled_from(secret_texts("core_formats"))
 PIECES = st.one_of(
     SECRET_TEXTS, st.sampled_from(PROSE),
     st.sampled_from(["password", "token", "api_key", "secret", "Bearer", "Basic", "://", ":", "=", "@", "/", "'",
