@@ -4,6 +4,7 @@ transactions retried on deadlock or serialisation failure and psycopg's errors t
 from __future__ import annotations
 
 import random
+import re
 import threading
 import time
 from datetime import datetime, timezone
@@ -18,7 +19,8 @@ T = TypeVar("T")
 
 
 def masked_url(url: str) -> str:
-    """The URL with its password replaced by `***` (safe to print)."""
+    """The URL (or key=value string) with its password replaced by `***` (safe to print)."""
+    url = re.sub(r"(password=)[^&\s]*", r"\1***", url)
     try:
         parts = urlsplit(url)
     except ValueError:

@@ -1,0 +1,55 @@
+"""The PostgreSQL adapter's edges: the SQLite path never loads psycopg, a missing extra says how to install it,
+and a server that is not there fails fast with the password masked."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from memory_adapters.postgres_connection import masked_url
+from memory_core.errors import StorageError
+
+
+def test_the_core_and_the_sqlite_path_never_import_psycopg():
+    code = ("import sys, memory_core.usecases, memory_adapters.sqlite_store, memory_adapters.numpy_vector_index; "
+            "print(sorted(m for m in sys.modules if m.startswith('psycopg')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_without_the_extra_the_error_names_the_install_command(monkeypatch):
+    from memory_adapters.postgres_store import PostgresEntryStore
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    with pytest.raises(StorageError, match=r"pip install 'iflow-memory\[postgres\]'"):
+        PostgresEntryStore("postgresql://me@localhost/memory")
+
+
+def test_an_unreachable_server_fails_fast_and_never_shows_the_password():
+    from memory_adapters.postgres_store import PostgresEntryStore
+
+    with socket.socket() as probe:  # a local port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()
+    with pytest.raises(StorageError) as raised:
+        PostgresEntryStore(f"postgresql://team:s3cret@127.0.0.1:{port}/memory", connect_timeout=2)
+    assert time.monotonic() - started < 3
+    assert "s3cret" not in str(raised.value) and "team:***@127.0.0.1" in str(raised.value)
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("postgresql://team:s3cret@db.example:5433/memory?sslmode=require",
+     "postgresql://team:***@db.example:5433/memory?sslmode=require"),
+    ("postgresql://team@db.example/memory", "postgresql://team@db.example/memory"),
+    ("postgresql:///memory?host=/tmp", "postgresql:///memory?host=/tmp"),
+    ("postgresql://db/memory?user=team&password=s3cret&sslmode=require",
+     "postgresql://db/memory?user=team&password=***&sslmode=require"),
+    ("host=db user=team password=s3cret dbname=memory", "host=db user=team password=*** dbname=memory"),
+])
+def test_masked_url(url, shown):
+    assert masked_url(url) == shown
