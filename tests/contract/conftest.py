@@ -68,6 +68,24 @@ def make_store(request, tmp_path):
 
 
 @pytest.fixture
-def store(request, make_store):
-    """A new, empty store of the test class's `backend`."""
-    return make_store(request.cls.backend)
+def backend(request):
+    """The test class's store `backend`, unless the class parametrises it."""
+    return request.cls.backend
+
+
+@pytest.fixture
+def store(backend, make_store):
+    """A new, empty store of the test's backend."""
+    return make_store(backend)
+
+
+@pytest.fixture
+def service():
+    """The fake server a remote embedder talks to; None for local ones (the remote suites override it)."""
+    return None
+
+
+@pytest.fixture
+def llm():
+    """The fake server an LLM keyword tier talks to; None for the others (the LLM suites override it)."""
+    return None

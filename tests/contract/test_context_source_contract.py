@@ -52,10 +52,7 @@ def active(slug: str, phase: str = "design") -> dict:
 
 
 class ProjectContextSourceContract:
-    """Behaviour every ProjectContextSource must show; subclasses supply `make_source`."""
-
-    def make_source(self):
-        raise NotImplementedError
+    """Behaviour every ProjectContextSource must show; subclasses supply `make_source()`."""
 
     def test_is_a_context_source(self):
         assert isinstance(self.make_source(), ProjectContextSource)

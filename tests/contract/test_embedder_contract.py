@@ -45,19 +45,12 @@ def assert_unit_vector(vector, dimensions: int) -> None:
 
 
 class EmbedderContract:
-    """Behaviour every Embedder shows through NormalisingEmbedder; subclasses supply `make_embedder`."""
+    """Behaviour every Embedder shows through NormalisingEmbedder; subclasses supply `make_embedder(service)`,
+    the adapter under test (`service`: the fake server remote suites provide, else None)."""
 
     provider: str
     model: str
     dimensions: int
-
-    def make_embedder(self, service):
-        """Return the adapter under test (`service` is the fake server for remote adapters, else None)."""
-        raise NotImplementedError
-
-    @pytest.fixture
-    def service(self):
-        return None
 
     @pytest.fixture
     def adapter(self, service):

@@ -55,15 +55,8 @@ def outcome(generator, case) -> list[str]:
 
 
 class KeywordGeneratorContract:
-    """Behaviour every KeywordGenerator shows; subclasses supply `make_generator`."""
-
-    def make_generator(self, llm):
-        """Return the generator under test (`llm` is the fake server for LLM tiers, else None)."""
-        raise NotImplementedError
-
-    @pytest.fixture
-    def llm(self):
-        return None
+    """Behaviour every KeywordGenerator shows; subclasses supply `make_generator(llm)`, the generator under test
+    (`llm`: the fake server LLM tiers provide, else None)."""
 
     @pytest.fixture
     def generator(self, llm):

@@ -16,10 +16,7 @@ from tests.fakes import FakeProjectLayout
 
 
 class ProjectLayoutContract:
-    """Behaviour every ProjectLayout must show; subclasses supply `make_layout`."""
-
-    def make_layout(self):
-        raise NotImplementedError
+    """Behaviour every ProjectLayout must show; subclasses supply `make_layout()`."""
 
     def test_is_a_project_layout(self):
         assert isinstance(self.make_layout(), ProjectLayout)

@@ -18,7 +18,7 @@ from memory_adapters.sqlite_store import SqliteEntryStore
 from memory_core.models import EntryDraft
 from memory_core.ports import VectorIndex
 from memory_core.space import EmbeddingSpace, pin_space
-from tests.fakes import T0, FakeVectorIndex
+from tests.fakes import T0, FakeVectorIndex, InMemoryEntryStore
 
 DIMS = 4
 
@@ -37,9 +37,9 @@ class VectorIndexContract:
         entry_id = store.upsert(draft, T0).entry_id
         if not isinstance(vector, bytes):
             store.set_vector(entry_id, vector)
-        elif self.backend == "fake":
+        elif isinstance(store, InMemoryEntryStore):
             store.vectors_by_id[entry_id] = vector
-        elif self.backend == "sqlite":  # a torn or foreign row, as another program could leave it
+        elif isinstance(store, SqliteEntryStore):  # a torn or foreign row, as another program could leave it
             with sqlite3.connect(store.path) as conn:
                 conn.execute("UPDATE entries SET embedding = ? WHERE id = ?", (vector, entry_id))
             conn.close()
@@ -102,18 +102,8 @@ class VectorIndexContract:
         assert index.similarities(vector)[entry_id] == pytest.approx(1.0, abs=1e-6)
 
 
+@pytest.mark.parametrize("backend", ["fake", "sqlite", "postgres"])
 class TestNumpyVectorIndex(VectorIndexContract):
-    backend = "fake"
-    make_index = staticmethod(NumpyVectorIndex)
-
-
-class TestNumpyVectorIndexOverSqlite(VectorIndexContract):
-    backend = "sqlite"
-    make_index = staticmethod(NumpyVectorIndex)
-
-
-class TestNumpyVectorIndexOverPostgres(VectorIndexContract):
-    backend = "postgres"
     make_index = staticmethod(NumpyVectorIndex)
 
 
