@@ -10,6 +10,7 @@ from typing import Mapping, Optional, Sequence
 from memory_core.errors import EmbeddingError
 from memory_core.fts_query import sanitise_fts_query
 from memory_core.records import Entry, EntryStats
+from memory_core.ports.candidate_source import PROMINENT_CANDIDATES, CandidateSource, RankingSummary
 from memory_core.ports.clock import Clock
 from memory_core.ports.embedder import Embedder
 from memory_core.ports.entry_store import EntryStore
@@ -89,6 +90,7 @@ class RetrieveAndRank:
         ranking: str = "spec",
         references: Optional[ReferenceIndex] = None,
         tuning: RelevanceTuning = RelevanceTuning(),
+        prominent_candidates: int = PROMINENT_CANDIDATES,
     ) -> None:
         if ranking not in RANKINGS:
             raise ValueError(f"unknown ranking {ranking!r} (expected one of {', '.join(RANKINGS)})")
@@ -102,18 +104,42 @@ class RetrieveAndRank:
         self._ranking = ranking
         self._references = references
         self._tuning = tuning
+        self._prominent_candidates = prominent_candidates
         self._kept_basis: Optional[_SearchBasis] = None
 
     def run(self, context_query: Optional[str], limit: int, scopes: Optional[Sequence[str]] = None,
             changed_files: Sequence[str] = (), passage_texts: Sequence[str] = ()) -> Retrieval:
         """Retrieve candidates (universal and `scopes`' entries) and return the category-balanced selection
         (`passage_texts`: the context's passages, see `query_passages`, for the `relevance` ranking)."""
-        stats = self._store.ranking_stats(scopes)
-        vector_scores, vector = self.vector_signal(context_query, stats)
+        stats, summary = self.basis(scopes, limit)
+        vector_scores, vector = self.vector_signal(context_query, stats, summary)
         keyword_scores, keyword = self.keyword_signal(context_query)
-        passages = self.passage_signals(passage_texts, stats) if self.uses_passages else []
+        passages = self.passage_signals(passage_texts, stats, summary=summary) if self.uses_passages else []
+        stats = self.with_found(stats, summary, scopes, vector_scores, keyword_scores, *passages)
         return self.rank(context_query, stats, (vector_scores, vector), (keyword_scores, keyword), limit,
-                         changed_files=changed_files, passages=passages)
+                         changed_files=changed_files, passages=passages, summary=summary)
+
+    def basis(self, scopes: Optional[Sequence[str]] = None,
+              limit: int = 0) -> tuple[list[EntryStats], Optional[RankingSummary]]:
+        """The entries to rank before any signal ran: every entry in scope, or, from a candidate source, the
+        prominent ones (at least `limit`) and a summary of the rest (then `with_found` adds what signals find)."""
+        if isinstance(self._store, CandidateSource):
+            prominent = self._store.prominent_stats(max(self._prominent_candidates, limit), scopes)
+            return prominent, self._store.ranking_summary(scopes)
+        return self._store.ranking_stats(scopes), None
+
+    def with_found(self, stats: list[EntryStats], summary: Optional[RankingSummary],
+                   scopes: Optional[Sequence[str]], *found) -> list[EntryStats]:
+        """`stats` plus the entries in scope that a signal scored (score dicts or PassageSignals), when the
+        basis came from a candidate source; unchanged otherwise."""
+        if summary is None:
+            return stats
+        known = {s.id for s in stats}
+        wanted: dict[str, None] = {}
+        for scores in found:
+            for part in (scores.vector, scores.keyword) if isinstance(scores, PassageSignals) else (scores,):
+                wanted.update((i, None) for i, v in part.items() if v > 0 and i not in known)
+        return stats + self._store.ranking_stats_of(list(wanted), scopes) if wanted else stats
 
     @property
     def uses_passages(self) -> bool:
@@ -121,10 +147,11 @@ class RetrieveAndRank:
         return self._ranking == "relevance"
 
     def passage_signals(self, passages: Sequence[str], stats: list[EntryStats],
-                        vectors: Optional[Sequence[Optional[Sequence[float]]]] = None) -> list[PassageSignals]:
+                        vectors: Optional[Sequence[Optional[Sequence[float]]]] = None,
+                        summary: Optional[RankingSummary] = None) -> list[PassageSignals]:
         """Vector and keyword scores of each passage (`vectors`: their query vectors, already embedded; a
         None among them, or a vector signal that cannot run, leaves that passage's vector scores empty)."""
-        can_compare = self.vector_blocker(passages[0] if passages else None, stats) is None
+        can_compare = self.vector_blocker(passages[0] if passages else None, stats, summary=summary) is None
         found = []
         for n, passage in enumerate(passages):
             vector_scores: dict[str, float] = {}
@@ -144,10 +171,11 @@ class RetrieveAndRank:
              vectors: tuple[dict[str, float], SignalReport],
              keywords: tuple[dict[str, float], SignalReport], limit: int,
              space: Optional[EmbeddingSpace] = None, changed_files: Sequence[str] = (),
-             passages: Sequence[PassageSignals] = ()) -> Retrieval:
+             passages: Sequence[PassageSignals] = (), summary: Optional[RankingSummary] = None) -> Retrieval:
         """Combine signals already computed into the final scores and the category-balanced selection; `space`
         stands for the pinned one when the caller is about to pin it; `changed_files` and `passages` feed the
-        code-reference and passage signals of the `relevance` ranking."""
+        code-reference and passage signals of the `relevance` ranking; `summary` counts the entries in scope
+        when `stats` holds candidates only."""
         (vector_scores, vector), (keyword_scores, keyword) = vectors, keywords
         if vector_scores or keyword_scores:  # another project's entries never shape the normalisation either
             vector_scores, keyword_scores = _only_these({s.id for s in stats}, vector_scores, keyword_scores)
@@ -156,15 +184,15 @@ class RetrieveAndRank:
         entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in chosen if s.id in entries]
         space = space or pinned_space(self._store)
-        pending = sum(1 for s in stats if not s.has_embedding) if space is not None else 0
+        pending = sum(1 for s in stats if not s.has_embedding) if summary is None else summary.pending
         return Retrieval(
             selected=selected,
-            total=len(stats),
+            total=len(stats) if summary is None else summary.total,
             context_query=context_query,
             vector=vector,
             keyword=keyword,
             weights=used,
-            pending_embeddings=pending,
+            pending_embeddings=pending if space is not None else 0,
             model=space.model if space is not None and vector.ran else None,
         )
 
@@ -172,18 +200,19 @@ class RetrieveAndRank:
                scopes: Optional[Sequence[str]] = None) -> Retrieval:
         """Rank entries for an explicit query by score alone (no category balancing), optionally one category;
         with `scopes`, only universal entries and those scopes' ones."""
-        stats = self._store.ranking_stats(scopes)
+        stats, summary = self.basis(scopes, limit)
+        keyword_scores, keyword = self.keyword_signal(query)  # first: a host may be embedding the query meanwhile
+        vector_scores, vector = self.vector_signal(query, stats, summary)
+        stats = self.with_found(stats, summary, scopes, vector_scores, keyword_scores)
         if category is not None:
             stats = [s for s in stats if s.category == category]
-        keyword_scores, keyword = self.keyword_signal(query)  # first: a host may be embedding the query meanwhile
-        vector_scores, vector = self.vector_signal(query, stats)
         kept = self._kept_for_search(stats)  # a host searching again and again reuses what did not change
         vector_scores, keyword_scores = _only_these(kept.ids, vector_scores, keyword_scores)
         if self._ranking == "spec":
             scores, used = scores_with_prominence(kept.prominences, vector_scores, keyword_scores, self._weights)
         else:
             texts = text_passages(query)  # one clause: the whole query is the only passage
-            passages = self.passage_signals(texts, stats) if len(texts) > 1 else []
+            passages = self.passage_signals(texts, stats, summary=summary) if len(texts) > 1 else []
             scores, used = self.score(stats, vector_scores, keyword_scores, passages=passages)
         # Entries no retrieval signal found come after every entry one did.
         found = set(keyword_scores) | {k for k, v in vector_scores.items() if v > 0}
@@ -192,7 +221,8 @@ class RetrieveAndRank:
             top += [kept.by_id[i] for i in _best(scores, kept.ids - found, limit - len(top))]
         entries = {e.id: e for e in self._store.get_many([s.id for s in top])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in top if s.id in entries]
-        return Retrieval(selected=selected, total=len(stats), context_query=query, vector=vector,
+        total = len(stats) if summary is None or category is not None else summary.total
+        return Retrieval(selected=selected, total=total, context_query=query, vector=vector,
                          keyword=keyword, weights=used)
 
     def _kept_for_search(self, stats: list[EntryStats]) -> "_SearchBasis":
@@ -224,23 +254,26 @@ class RetrieveAndRank:
                                 self._tuning, passages), used
 
     def vector_blocker(self, query: Optional[str], entries: list[EntryStats],
-                       space: Optional[EmbeddingSpace] = None) -> Optional[str]:
-        """Why the query cannot be compared with stored vectors, or None when it can (`space`: as in `rank`)."""
+                       space: Optional[EmbeddingSpace] = None,
+                       summary: Optional[RankingSummary] = None) -> Optional[str]:
+        """Why the query cannot be compared with stored vectors, or None when it can (`space`: as in `rank`;
+        `summary`: counts every entry in scope when `entries` are candidates only)."""
         if query is None:
             return "no context signals"
         if self._embedder is None or self._vector_index is None:
             return self._embedder_problem
         space = space or pinned_space(self._store)
         mine = EmbeddingSpace.of(self._embedder)
-        if space is None or not any(e.has_embedding for e in entries):
+        if space is None or not has_stored_vectors(entries, summary):
             return NO_VECTORS_YET
         if space != mine:
             return f"stored vectors are {space.label}, provider is {mine.label}"
         return None
 
-    def vector_signal(self, query: Optional[str], entries: list[EntryStats]) -> tuple[dict[str, float], SignalReport]:
+    def vector_signal(self, query: Optional[str], entries: list[EntryStats],
+                      summary: Optional[RankingSummary] = None) -> tuple[dict[str, float], SignalReport]:
         """Cosine similarities of the query's vector to the stored ones, with a report of what happened."""
-        blocker = self.vector_blocker(query, entries)
+        blocker = self.vector_blocker(query, entries, summary=summary)
         if blocker is not None:
             return {}, SignalReport(reason=blocker)
         try:
@@ -262,6 +295,13 @@ class RetrieveAndRank:
             return {}, SignalReport(reason="context has no searchable words")
         scores = index.keyword_search(match, KEYWORD_CANDIDATES)
         return scores, SignalReport(ran=True, matches=len(scores))
+
+
+def has_stored_vectors(entries: Sequence[EntryStats], summary: Optional[RankingSummary] = None) -> bool:
+    """Whether any entry in scope has a vector (`summary` counts them when `entries` are candidates only)."""
+    if summary is not None:
+        return summary.pending < summary.total
+    return any(e.has_embedding for e in entries)
 
 
 def _only_these(wanted: set[str], vector_scores: Mapping[str, float],

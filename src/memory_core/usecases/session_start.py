@@ -20,6 +20,7 @@ from memory_core.deadline import Deadline
 from memory_core.embedding import document_text
 from memory_core.embedding_worker import EmbeddingWorker
 from memory_core.errors import DatabaseCorrupt, StorageError
+from memory_core.ports.candidate_source import RankingSummary
 from memory_core.ports.clock import Clock
 from memory_core.ports.context_source import ProjectContextSource
 from memory_core.ports.embedder import Embedder
@@ -31,7 +32,9 @@ from memory_core.records import EntryStats
 from memory_core.space import EmbeddingSpace, pin_space, pinned_space
 from memory_core.first_import import is_imported
 from memory_core.relevance_fusion import PassageSignals
-from memory_core.usecases.retrieve import NO_VECTORS_YET, Retrieval, RetrieveAndRank, SignalReport
+from memory_core.usecases.retrieve import (
+    NO_VECTORS_YET, Retrieval, RetrieveAndRank, SignalReport, has_stored_vectors,
+)
 
 if TYPE_CHECKING:  # the importer (and pydantic behind it) loads only for a project's first sessions
     from memory_core.usecases.importing import ImportKnowledgeBank, ImportReport
@@ -185,23 +188,27 @@ class SessionStart:
         import_report, status = self._first_import(request, deadline.earlier(IMPORT_RESERVE_S))
         if self._worker is not None:
             self._queue_pending(self._worker)
-        stats = self._store.ranking_stats(request.scopes)
+        stats, summary = self._retrieve.basis(request.scopes, request.limit)
         keywords = self._retrieve.keyword_signal(query)
         reserve = RANK_RESERVE_S + (len(stats) * PASSAGE_RANK_S_PER_ENTRY if work.passages else 0.0)
         decide_by = deadline.earlier(reserve)
-        work.index_ready = self._prepare_index(query, stats, space, decide_by)
+        work.index_ready = self._prepare_index(query, stats, space, decide_by, summary)
         if self._worker is not None:
             self._collect(self._worker, work, decide_by)
+        stored = has_stored_vectors(stats, summary)  # before this session's inline vectors join them
         if work.fresh:
             fresh_ids = {entry_id for entry_id, _ in work.fresh}
             stats = [s._replace(has_embedding=True) if s.id in fresh_ids else s for s in stats]
+            if summary is not None:
+                summary = summary._replace(pending=max(summary.pending - len(fresh_ids), 0))
             if space is None:
                 work.pin = EmbeddingSpace.of(self._embedder)
         scoring_space = space or work.pin
-        vectors = self._vector_signal(query, stats, work, scoring_space)
-        passages = self._passage_signals(stats, work, vectors[1].ran)
+        vectors = self._vector_signal(query, stats, work, scoring_space, summary, stored)
+        passages = self._passage_signals(work, vectors[1].ran, stored)
+        stats = self._retrieve.with_found(stats, summary, request.scopes, vectors[0], keywords[0], *passages)
         retrieval = self._retrieve.rank(query, stats, vectors, keywords, request.limit, space=scoring_space,
-                                        changed_files=context.changed_files, passages=passages)
+                                        changed_files=context.changed_files, passages=passages, summary=summary)
         return SessionAnswer(retrieval=retrieval, step=self._step(vectors[1], work), import_report=import_report,
                              import_elsewhere=status == "elsewhere", import_deferred=status == "deferred",
                              owed=work, query=query, project_root=request.project_root)
@@ -276,11 +283,11 @@ class SessionStart:
             worker.close()
 
     def _prepare_index(self, query: Optional[str], stats: list[EntryStats], space: Optional[EmbeddingSpace],
-                       decide_by: Deadline) -> bool:
+                       decide_by: Deadline, summary: Optional[RankingSummary] = None) -> bool:
         """Load the stored vectors while the worker embeds, unless nothing could be compared with them."""
         if self._index is None:
             return False
-        blocker = self._retrieve.vector_blocker(query, stats, space)
+        blocker = self._retrieve.vector_blocker(query, stats, space, summary)
         if blocker == NO_VECTORS_YET:
             return True  # nothing stored to load; vectors embedded inline are compared directly
         if blocker is not None or not isinstance(self._index, PreparableVectorIndex):
@@ -308,8 +315,11 @@ class SessionStart:
         work.fresh = worker.take_embedded()
 
     def _vector_signal(self, query: Optional[str], stats: list[EntryStats], work: _VectorWork,
-                       space: Optional[EmbeddingSpace]) -> tuple[dict[str, float], SignalReport]:
-        blocker = self._retrieve.vector_blocker(query, stats, space)
+                       space: Optional[EmbeddingSpace], summary: Optional[RankingSummary],
+                       stored: bool) -> tuple[dict[str, float], SignalReport]:
+        """The query's similarities to the stored vectors (when any were stored before this session) and to the
+        vectors embedded inline, or why there are none."""
+        blocker = self._retrieve.vector_blocker(query, stats, space, summary)
         if blocker == NO_VECTORS_YET and work.failure:
             blocker = work.failure  # the vectors being embedded inline did not come in time
         if blocker is not None or self._index is None:
@@ -318,19 +328,17 @@ class SessionStart:
             return {}, SignalReport(reason=work.failure or "no query vector")
         if not work.index_ready:
             return {}, SignalReport(reason="stored vectors not loaded by the deadline (vector cache rebuilding)")
-        scores = self._index.similarities(work.query_vector) if any(
-            s.has_embedding for s in stats if s.id not in {i for i, _ in work.fresh}) else {}
+        scores = self._index.similarities(work.query_vector) if stored else {}
         for entry_id, vector in work.fresh:
             scores[entry_id] = math.fsum(a * b for a, b in zip(work.query_vector, vector))
         return scores, SignalReport(ran=True, matches=sum(1 for s in scores.values() if s > 0))
 
-    def _passage_signals(self, stats: list[EntryStats], work: _VectorWork, vectors_ran: bool) -> list[PassageSignals]:
+    def _passage_signals(self, work: _VectorWork, vectors_ran: bool, stored: bool) -> list[PassageSignals]:
         """Each passage's keyword scores, and its vector scores when the whole query's vector signal ran and
         the passage's vector came in time (a late passage counts by its keywords alone)."""
         found = []
         compare = vectors_ran and self._index is not None
         fresh = work.fresh
-        stored = any(s.has_embedding for s in stats if s.id not in {i for i, _ in fresh})
         for passage in work.passages:
             vector = work.passage_vectors.get(passage) if compare else None
             scores: dict[str, float] = {}

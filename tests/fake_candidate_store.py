@@ -1,0 +1,47 @@
+"""A candidate-source store double: the in-memory store that never hands out every entry's ranking fields."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Optional, Sequence
+
+from memory_core.models import EntryStats
+from memory_core.ports.candidate_source import RankingSummary
+from memory_core.scoring import Weights, final_scores
+from tests.fake_entry_store import InMemoryEntryStore
+
+
+class CandidateEntryStore(InMemoryEntryStore):
+    """Answers the CandidateSource port (the exact top entries by prominence, ties by id) and refuses
+    `ranking_stats`, so a test fails when a ranking loads every entry from a store that names candidates."""
+
+    def __init__(self, now: datetime, keyword_search: bool = True) -> None:
+        super().__init__(keyword_search=keyword_search)
+        self.now = now
+        self.asked_for: list[str] = []
+
+    def ranking_stats(self, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
+        """Refused: a candidate source is never ranked whole."""
+        raise AssertionError("a candidate source must not be asked for every entry's ranking fields")
+
+    def _in_scope(self, scopes: Optional[Sequence[str]]) -> list[EntryStats]:
+        return super().ranking_stats(scopes)
+
+    def ranking_summary(self, scopes: Optional[Sequence[str]] = None) -> RankingSummary:
+        """Entries in scope, and how many lack a vector."""
+        stats = self._in_scope(scopes)
+        return RankingSummary(len(stats), sum(1 for s in stats if not s.has_embedding))
+
+    def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
+        """The `limit` entries of highest prominence (ties by id), plus the most observed one."""
+        stats = self._in_scope(scopes)
+        prominence = final_scores(stats, {}, {}, Weights(0.0, 0.0, 1.0), self.now)[0]
+        chosen = sorted(stats, key=lambda s: (-prominence[s.id], s.id))[:limit]
+        most = max(stats, key=lambda s: s.observation_count, default=None)
+        return chosen + [most] if most is not None and most not in chosen else chosen
+
+    def ranking_stats_of(self, entry_ids: Sequence[str], scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
+        """The ranking fields of these entries in scope."""
+        self.asked_for.extend(entry_ids)
+        wanted = set(entry_ids)
+        return [s for s in self._in_scope(scopes) if s.id in wanted]
