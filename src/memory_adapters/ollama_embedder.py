@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
-from memory_adapters.provider_errors import import_sdk, map_vendor_error, single_vector
+from memory_adapters.embedding_provider import ProviderEmbedder
+from memory_adapters.provider_errors import import_sdk
 from memory_core.errors import EmbeddingError
 
 DEFAULT_MODEL = "nomic-embed-text"
@@ -19,34 +20,24 @@ def ollama_host() -> str:
     return host if "://" in host else f"http://{host}"
 
 
-class OllamaEmbedder:
+class OllamaEmbedder(ProviderEmbedder):
     """Implements Embedder against Ollama's batch embed endpoint."""
 
     provider_name = "ollama"
 
     def __init__(self, model: str = DEFAULT_MODEL, dimensions: int = DEFAULT_DIMENSIONS,
                  timeout_s: float = 10.0, transport: Optional[Any] = None) -> None:
+        super().__init__(model, dimensions)
         httpx = import_sdk("httpx", "ollama")
         self._client = httpx.Client(base_url=ollama_host(), timeout=timeout_s, transport=transport)
-        self.model_name = model
-        self.dimensions = dimensions
 
-    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
-        try:
-            response = self._client.post("/api/embed", json={"model": self.model_name, "input": list(texts)})
-            response.raise_for_status()
-            body = response.json()
-        except Exception as exc:  # noqa: BLE001 - mapped to the core's errors
-            raise map_vendor_error(exc, "ollama") from exc
-        vectors = body.get("embeddings") if isinstance(body, dict) else None
+    def _request(self, texts: list[str], side: str) -> Any:
+        response = self._client.post("/api/embed", json={"model": self.model_name, "input": texts})
+        response.raise_for_status()
+        return response.json()
+
+    def _vectors(self, answer: Any) -> list[list[float]]:
+        vectors = answer.get("embeddings") if isinstance(answer, dict) else None
         if not isinstance(vectors, list):
             raise EmbeddingError("ollama: response has no 'embeddings'")
         return [list(v) for v in vectors]
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed documents in one request."""
-        return self._embed(texts) if texts else []
-
-    def embed_query(self, text: str) -> list[float]:
-        """Embed one query."""
-        return single_vector(self._embed([text]), "ollama")

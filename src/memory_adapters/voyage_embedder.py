@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
-from memory_adapters.provider_errors import api_key, import_sdk, map_vendor_error, single_vector
+from memory_adapters.embedding_provider import ProviderEmbedder
+from memory_adapters.provider_errors import import_sdk
 
 DEFAULT_MODEL = "voyage-code-3"
 DEFAULT_DIMENSIONS = 1024
 KEY_VARIABLE = "VOYAGE_API_KEY"
 
 
-class VoyageEmbedder:
+class VoyageEmbedder(ProviderEmbedder):
     """Implements Embedder with `voyageai.Client.embed(texts, model, input_type, output_dimension)`.
 
     `session` (a requests.Session) replaces the SDK's HTTP session, which is how tests fake the transport.
@@ -21,7 +22,7 @@ class VoyageEmbedder:
 
     def __init__(self, model: str = DEFAULT_MODEL, dimensions: int = DEFAULT_DIMENSIONS,
                  timeout_s: float = 10.0, session: Optional[Any] = None) -> None:
-        self._key = key = api_key(KEY_VARIABLE)
+        super().__init__(model, dimensions, KEY_VARIABLE)
         voyageai = import_sdk("voyageai", "voyage")
         if session is not None:
             voyageai.requestssession = session
@@ -31,22 +32,10 @@ class VoyageEmbedder:
             for attribute in ("session", "session_create_time"):
                 if hasattr(api_requestor._thread_context, attribute):
                     delattr(api_requestor._thread_context, attribute)
-        self._client = voyageai.Client(api_key=key, max_retries=0, timeout=timeout_s)
-        self.model_name = model
-        self.dimensions = dimensions
+        self._client = voyageai.Client(api_key=self._key, max_retries=0, timeout=timeout_s)
 
-    def _embed(self, texts: Sequence[str], input_type: str) -> list[list[float]]:
-        try:
-            result = self._client.embed(list(texts), model=self.model_name, input_type=input_type,
-                                        output_dimension=self.dimensions)
-        except Exception as exc:  # noqa: BLE001 - mapped to the core's errors
-            raise map_vendor_error(exc, "voyage", self._key) from exc
-        return [list(v) for v in result.embeddings]
+    def _request(self, texts: list[str], side: str) -> Any:
+        return self._client.embed(texts, model=self.model_name, input_type=side, output_dimension=self.dimensions)
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed documents with input_type=document."""
-        return self._embed(texts, "document") if texts else []
-
-    def embed_query(self, text: str) -> list[float]:
-        """Embed a query with input_type=query."""
-        return single_vector(self._embed([text], "query"), "voyage")
+    def _vectors(self, answer: Any) -> list[list[float]]:
+        return [list(v) for v in answer.embeddings]

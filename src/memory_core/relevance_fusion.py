@@ -28,10 +28,13 @@ class RelevanceTuning:
     keyword: float = 1.0
     """Whole-query keyword weight (times the agreement; the whole query's vector signal weighs 1)."""
     references: float = 0.3
+    """Weight of the code-reference signal (how closely an entry's cited files match the changed files)."""
     prominence: float = 0.05
+    """Weight of the prominence prior (observations, confidence, recency and recalls of an entry)."""
     agreement_hits: int = 5
     """How many of the keyword signal's best hits the vector signal is asked about."""
     agreement_power: float = 2.0
+    """Power the agreement is raised to: above 1, keywords count little unless the vectors clearly back them."""
 
 
 @dataclass(frozen=True)
