@@ -9,7 +9,7 @@ from memory_core.context_query import compose_context_query, query_passages
 from memory_core.ports.context_source import ProjectContext
 from memory_core.usecases.session_start import SEMANTIC
 from tests.fakes import FakeEmbedder, FakeTicker
-from tests.unit.test_session_start import ROOT, Session, stored
+from tests.unit._session_harness import ROOT, Session, stored
 
 SPEC = ("Import CSV files uploaded by users. Quote fields that contain the delimiter; report the line of "
         "every malformed row. Retry a failed upload once")
