@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
 from memory_adapters.postgres_connection import PostgresConnection, utc
 from memory_adapters.postgres_rows import (COLUMNS, RANKING_SELECT, SCOPED, SELECT_FOR_MERGE, WRITE_ENTRY, entry_of,
                                            write_params)
+from memory_adapters.sql_dialect import SqlDialect
+from memory_adapters.sql_entry_reads import SqlEntryReads
 from memory_core.errors import StorageError
 from memory_core.merge import imported, reinforced
 from memory_core.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
@@ -22,8 +24,11 @@ R = TypeVar("R")
 SET_META = "INSERT INTO _metadata (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 
 
-class PostgresEntries(PostgresConnection):
-    """EntryStore over the `entries`, `entry_scopes`, `deleted_entries` and `_metadata` tables."""
+class PostgresEntries(SqlEntryReads, PostgresConnection):
+    """EntryStore over the `entries`, `entry_scopes`, `deleted_entries` and `_metadata` tables; get, all_entries,
+    count, deleted_ids and get_metadata come from SqlEntryReads."""
+
+    _dialect = SqlDialect(mark="%s", columns=COLUMNS, stored_order="seq", entry_of=entry_of)
 
     def _merge_write(self, conn: Any, entry_id: str, merge: Callable[[Optional[Entry]], tuple[R, Optional[Entry]]]
                      ) -> tuple[R, Optional[Entry]]:
@@ -106,16 +111,6 @@ class PostgresEntries(PostgresConnection):
             self._write("UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = %s "
                         "WHERE id = ANY(%s)", (utc(when), list(entry_ids)))
 
-    def get(self, entry_id: str) -> Optional[Entry]:
-        """Return one entry by id, or None."""
-        rows = self._read(f"SELECT {COLUMNS} FROM entries WHERE id = %s", (entry_id,))
-        return entry_of(rows[0]) if rows else None
-
-    def all_entries(self) -> list[Entry]:
-        """Return every readable entry, without vectors, in the order they were first stored."""
-        entries = (entry_of(row) for row in self._read(f"SELECT {COLUMNS} FROM entries ORDER BY seq"))
-        return [e for e in entries if e is not None]
-
     def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
         """Return the entries with these ids in the given order."""
         rows = self._read(f"SELECT {COLUMNS} FROM entries WHERE id = ANY(%s)", (list(entry_ids),))
@@ -131,18 +126,10 @@ class PostgresEntries(PostgresConnection):
             rows = self._read(RANKING_SELECT + SCOPED, (list(scopes), list(scopes)))
         return list(map(EntryStats._make, rows))
 
-    def count(self) -> int:
-        """Return the number of entries."""
-        return int(self._read("SELECT COUNT(*) FROM entries")[0][0])
-
     def source_user(self, entry_id: str) -> Optional[str]:
         """Who first wrote this entry (the OS user unless the store was given one); None when it is unknown."""
         rows = self._read("SELECT source_user FROM entries WHERE id = %s", (entry_id,))
         return rows[0][0] if rows else None
-
-    def deleted_ids(self) -> list[str]:
-        """The ids of deleted entries (tombstones), so a rebuild never revives them."""
-        return [r[0] for r in self._read("SELECT id FROM deleted_entries ORDER BY id")]
 
     def apply_tombstones(self, tombstones: dict[str, datetime]) -> int:
         """Keep deleted what was deleted after its last write; returns how many stored entries this removed."""
@@ -159,11 +146,6 @@ class PostgresEntries(PostgresConnection):
             return removed
 
         return self._in_tx(work)
-
-    def get_metadata(self, key: str) -> Optional[str]:
-        """Read one `_metadata` value."""
-        rows = self._read("SELECT value FROM _metadata WHERE key = %s", (key,))
-        return rows[0][0] if rows else None
 
     def set_metadata(self, key: str, value: str) -> None:
         """Write one `_metadata` value; pinning the vectors' width also builds their HNSW index."""

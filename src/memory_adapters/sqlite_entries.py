@@ -7,6 +7,8 @@ import sqlite3
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from memory_adapters.sql_dialect import SqlDialect
+from memory_adapters.sql_entry_reads import SqlEntryReads
 from memory_adapters.sqlite_connection import SqliteConnection, to_text
 from memory_adapters.sqlite_rows import COLUMNS, RANKING_SELECT, WRITE_ENTRY, entry_params, row_entry
 from memory_core.merge import imported, reinforced
@@ -16,8 +18,11 @@ if TYPE_CHECKING:
     from memory_core.models import EntryDraft
 
 
-class SqliteEntries(SqliteConnection):
-    """EntryStore over the `entries`, `deleted_entries` and `_metadata` tables."""
+class SqliteEntries(SqlEntryReads, SqliteConnection):
+    """EntryStore over the `entries`, `entry_scopes`, `deleted_entries` and `_metadata` tables; get, all_entries,
+    count, deleted_ids and get_metadata come from SqlEntryReads."""
+
+    _dialect = SqlDialect(mark="?", columns=COLUMNS, stored_order="rowid", entry_of=row_entry)
 
     _kept_stats: Optional[tuple[tuple[int, int], dict]] = None
     """(change token, {scopes: ranking stats}) of the last reads, valid while the token stays the same."""
@@ -91,16 +96,6 @@ class SqliteEntries(SqliteConnection):
         self._write(f"UPDATE entries SET recall_count = COALESCE(recall_count, 0) + 1, last_recalled_at = ? "
                     f"WHERE id IN ({marks})", (to_text(when), *entry_ids))
 
-    def get(self, entry_id: str) -> Optional[Entry]:
-        """Return one entry by id, or None."""
-        rows = self._read(f"SELECT {COLUMNS} FROM entries WHERE id = ?", (entry_id,))
-        return row_entry(rows[0]) if rows else None
-
-    def all_entries(self) -> list[Entry]:
-        """Return every readable entry, without vectors."""
-        entries = (row_entry(row) for row in self._read(f"SELECT {COLUMNS} FROM entries ORDER BY rowid"))
-        return [e for e in entries if e is not None]
-
     def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
         """Return the entries with these ids in the given order."""
         found: dict[str, Entry] = {}
@@ -143,14 +138,6 @@ class SqliteEntries(SqliteConnection):
             stats = [s._replace(has_embedding=False) if s.id in pending else s for s in stats]
         return stats
 
-    def count(self) -> int:
-        """Return the number of entries."""
-        return int(self._read("SELECT COUNT(*) FROM entries")[0][0])
-
-    def deleted_ids(self) -> list[str]:
-        """The ids of deleted entries (tombstones), so a rebuild never revives them."""
-        return [r[0] for r in self._read("SELECT id FROM deleted_entries ORDER BY id")]
-
     def apply_tombstones(self, tombstones: dict[str, datetime]) -> int:
         """Keep deleted what was deleted after its last write (a restored snapshot may predate the delete);
         returns how many stored entries this removed. An entry written again since stays."""
@@ -168,11 +155,6 @@ class SqliteEntries(SqliteConnection):
                 conn.execute("INSERT OR IGNORE INTO deleted_entries(id, deleted_at) VALUES (?, ?)",
                              (entry_id, to_text(when)))
         return removed
-
-    def get_metadata(self, key: str) -> Optional[str]:
-        """Read one `_metadata` value."""
-        rows = self._read("SELECT value FROM _metadata WHERE key = ?", (key,))
-        return rows[0][0] if rows else None
 
     def set_metadata(self, key: str, value: str) -> None:
         """Write one `_metadata` value."""

@@ -4,24 +4,18 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import datetime, timezone
-from typing import Optional, Sequence
+from typing import Sequence
 
+from memory_adapters.sql_outbox import SqlMarkdownOutbox
 from memory_adapters.sqlite_connection import to_text
 from memory_adapters.sqlite_entries import SqliteEntries
 from memory_core.ports.audit_outbox import AuditTask
 from memory_core.records import Entry
 
 
-class SqliteMarkdownOutbox(SqliteEntries):
-    """AuditOutbox over the `markdown_outbox` table; queuing is on when the store writes for an audit trail."""
-
-    _outbox_root: Optional[str] = None
-    _outbox_on = False
-
-    def queue_markdown(self, project_root: Optional[str]) -> None:
-        """From now on, every entry written or deleted also queues its markdown write for this project."""
-        self._outbox_on = True
-        self._outbox_root = project_root
+class SqliteMarkdownOutbox(SqlMarkdownOutbox, SqliteEntries):
+    """AuditOutbox over the `markdown_outbox` table; queuing is on when the store writes for an audit trail.
+    Queuing on, pending_audit and audit_failed come from SqlMarkdownOutbox."""
 
     def _entry_written(self, conn: sqlite3.Connection, entry: Entry, action: str) -> None:
         if not self._outbox_on:
@@ -31,19 +25,8 @@ class SqliteMarkdownOutbox(SqliteEntries):
                      "VALUES (?, ?, ?, ?, ?)", (entry.id, action, entry.category, self._outbox_root or "",
                                                 to_text(datetime.now(timezone.utc))))
 
-    def pending_audit(self, limit: int) -> list[AuditTask]:
-        """The oldest owed markdown writes, at most `limit`."""
-        rows = self._read("SELECT seq, entry_id, action, category, project_root FROM markdown_outbox "
-                          "ORDER BY seq LIMIT ?", (limit,))
-        return [AuditTask(seq, entry_id, action, category, root or None)
-                for seq, entry_id, action, category, root in rows]
-
     def audit_done(self, tasks: Sequence[AuditTask]) -> None:
         """Forget these tasks, unless a newer write of the same entry queued them again meanwhile."""
         if tasks:
             with self._tx() as conn:
                 conn.executemany("DELETE FROM markdown_outbox WHERE seq = ?", [(t.seq,) for t in tasks])
-
-    def audit_failed(self, task: AuditTask) -> None:
-        """Count a failed attempt (the task stays queued)."""
-        self._write("UPDATE markdown_outbox SET attempts = attempts + 1 WHERE seq = ?", (task.seq,))

@@ -1,0 +1,41 @@
+"""The reads of the entry store that SQLite and PostgreSQL answer with the same SQL, spelled by the store's
+`SqlDialect`."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from memory_adapters.sql_dialect import SqlDialect
+from memory_core.records import Entry
+
+
+class SqlEntryReads:
+    """EntryStore reads over the `entries`, `deleted_entries` and `_metadata` tables, for any SQL connection."""
+
+    _dialect: SqlDialect  # set by the store
+    _read: Callable[..., list[tuple]]  # from the store's connection class: (sql, params) -> rows
+
+    def get(self, entry_id: str) -> Optional[Entry]:
+        """Return one entry by id, or None."""
+        dialect = self._dialect
+        rows = self._read(f"SELECT {dialect.columns} FROM entries WHERE id = {dialect.mark}", (entry_id,))
+        return dialect.entry_of(rows[0]) if rows else None
+
+    def all_entries(self) -> list[Entry]:
+        """Return every readable entry, without vectors, in the order they were first stored."""
+        dialect = self._dialect
+        rows = self._read(f"SELECT {dialect.columns} FROM entries ORDER BY {dialect.stored_order}")
+        return [e for e in map(dialect.entry_of, rows) if e is not None]
+
+    def count(self) -> int:
+        """Return the number of entries."""
+        return int(self._read("SELECT COUNT(*) FROM entries")[0][0])
+
+    def deleted_ids(self) -> list[str]:
+        """The ids of deleted entries (tombstones), so a rebuild never revives them."""
+        return [r[0] for r in self._read("SELECT id FROM deleted_entries ORDER BY id")]
+
+    def get_metadata(self, key: str) -> Optional[str]:
+        """Read one `_metadata` value."""
+        rows = self._read(f"SELECT value FROM _metadata WHERE key = {self._dialect.mark}", (key,))
+        return rows[0][0] if rows else None
