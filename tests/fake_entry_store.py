@@ -107,8 +107,9 @@ class InMemoryEntryStore:
         return len(self.entries)
 
     def delete(self, entry_id: str) -> bool:
-        """Delete one entry."""
+        """Delete one entry with its vector and its extra scopes, keeping its tombstone."""
         self.vectors_by_id.pop(entry_id, None)
+        self.more_scopes.pop(entry_id, None)
         existing = self.entries.pop(entry_id, None)
         if existing is not None:
             self.deleted_ids.add(entry_id)

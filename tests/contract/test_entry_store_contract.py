@@ -300,7 +300,3 @@ class TestPostgresEntryStore(EntryStoreContract):
 
 class TestInMemoryEntryStore(EntryStoreContract):
     backend = "fake"
-
-    @pytest.mark.xfail(strict=True, reason="tests/fake_entry_store.py: InMemoryEntryStore.delete keeps more_scopes")
-    def test_a_deleted_entry_written_again_has_lost_its_extra_scopes(self, store):
-        super().test_a_deleted_entry_written_again_has_lost_its_extra_scopes(store)
