@@ -1,4 +1,8 @@
-"""Shared test setup: no test may open a network connection; fixture paths from ../shared."""
+"""Shared test setup: no test may open a network connection; fixture paths from ../shared; a throwaway PostgreSQL.
+
+PostgreSQL runs on one throwaway server per test process (pytest-xdist workers each start their own), with a
+database per test copied from a migrated template. Where no server can start, the PostgreSQL tests skip with
+the reason; with IFLOW_MEMORY_REQUIRE_POSTGRES=1 (CI) they fail instead."""
 
 from __future__ import annotations
 
@@ -8,9 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.postgres_server import PostgresUnavailable, TestPostgres
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT_ROOT.parent / "shared"
 FIXTURES = SHARED / "fixtures"
+_DATABASE_URL = "IFLOW_MEMORY_DATABASE_URL"  # a developer's team server is never a test's
 
 
 class NetworkBlocked(RuntimeError):
@@ -67,14 +74,14 @@ def isolated_home(tmp_path, monkeypatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    for key in [k for k in os.environ if k.endswith("_API_KEY")]:
+    for key in [k for k in os.environ if k.endswith("_API_KEY") or k == _DATABASE_URL]:
         monkeypatch.delenv(key)
     return home
 
 
 def subprocess_env(home: Path) -> dict:
-    """Environment for app subprocesses: temp HOME, no API keys."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    """Environment for app subprocesses: temp HOME, no API keys, no database URL."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != _DATABASE_URL}
     env["HOME"] = str(home)
     env["XDG_CACHE_HOME"] = str(home / ".cache")  # install-claude's backups stay in the test's HOME
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -91,3 +98,25 @@ def project(tmp_path) -> Path:
     path = tmp_path / "app"
     path.mkdir()
     return path
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One PostgreSQL server for this test process, stopped at its end."""
+    server = TestPostgres()
+    try:
+        server.start()
+    except PostgresUnavailable as exc:
+        if os.environ.get("IFLOW_MEMORY_REQUIRE_POSTGRES") == "1":
+            pytest.fail(str(exc))
+        pytest.skip(str(exc))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """The URL of a new database holding the migrated schema, dropped after the test."""
+    url = postgres_server.new_database()
+    yield url
+    postgres_server.drop_database(url)

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Optional, Sequence
 
 from memory_core.models import EntryStats
-from memory_core.ports.candidate_source import RankingSummary
+from memory_core.ports.candidate_source import PER_CATEGORY_CANDIDATES, RankingSummary
 from memory_core.scoring import Weights, final_scores
 from tests.fake_entry_store import InMemoryEntryStore
 
@@ -33,12 +33,18 @@ class CandidateEntryStore(InMemoryEntryStore):
         return RankingSummary(len(stats), sum(1 for s in stats if not s.has_embedding))
 
     def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
-        """The `limit` entries of highest prominence (ties by id), plus the most observed one."""
+        """The `limit` entries of highest prominence (ties by id) and the first few of each category, plus the
+        most observed one."""
         stats = self._in_scope(scopes)
         prominence = final_scores(stats, {}, {}, Weights(0.0, 0.0, 1.0), self.now)[0]
-        chosen = sorted(stats, key=lambda s: (-prominence[s.id], s.id))[:limit]
+        ordered = sorted(stats, key=lambda s: (-prominence[s.id], s.id))
+        chosen = {s.id: s for s in ordered[:limit]}
+        for category in {s.category for s in stats}:
+            chosen.update((s.id, s) for s in [s for s in ordered if s.category == category][:PER_CATEGORY_CANDIDATES])
         most = max(stats, key=lambda s: s.observation_count, default=None)
-        return chosen + [most] if most is not None and most not in chosen else chosen
+        if most is not None:
+            chosen.setdefault(most.id, most)
+        return list(chosen.values())
 
     def ranking_stats_of(self, entry_ids: Sequence[str], scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
         """The ranking fields of these entries in scope."""

@@ -3,7 +3,9 @@ transactions retried on deadlock or serialisation failure and psycopg's errors t
 
 from __future__ import annotations
 
+import math
 import random
+import socket
 import re
 import threading
 import time
@@ -52,14 +54,19 @@ class PostgresConnection:
     """The connection every part of the PostgreSQL store shares (one per store object, guarded by a lock)."""
 
     def __init__(self, url: str, connect_timeout: float = CONNECT_TIMEOUT_S, keyword_search: bool = True,
-                 source_user: Optional[str] = None) -> None:
-        """Connect (giving up after `connect_timeout` seconds) and migrate. Raises StorageError."""
+                 source_user: Optional[str] = None, statement_timeout_ms: int = 0,
+                 origin: Optional[str] = None) -> None:
+        """Connect (giving up after `connect_timeout` seconds, fractions too) and migrate; `statement_timeout_ms`
+        (0: none) makes the server cancel any longer statement; `origin` names this machine's markdown (default:
+        the host name). Raises StorageError."""
         self.url = url
         self.path = masked_url(url)  # what messages name: never the password
-        self._timeout = max(1, round(connect_timeout))  # libpq takes whole seconds
+        self._connect_timeout = max(float(connect_timeout), 0.05)
+        self._statement_timeout_ms = max(int(statement_timeout_ms), 0)
         self._lock = threading.RLock()
         self._keyword_search = keyword_search
         self._source_user = source_user or _os_user()
+        self._origin = origin or socket.gethostname()
         self._psycopg = psycopg_module()
         self._conn: Any = None
         with self._lock:
@@ -69,11 +76,23 @@ class PostgresConnection:
             self._call(lambda: migrate(self._conn))
 
     def _connect(self) -> None:
+        """Open the connection within the connect timeout. libpq waits 2 s at the least, so a shorter timeout
+        (a session start's) waits for the connection on a helper thread and gives up at its own time."""
+        options = {"autocommit": True, "application_name": "iflow-memory",
+                   "connect_timeout": max(2, math.ceil(self._connect_timeout))}
+        if self._statement_timeout_ms:
+            options["options"] = f"-c statement_timeout={self._statement_timeout_ms}"
         try:
-            self._conn = self._psycopg.connect(self.url, connect_timeout=self._timeout, autocommit=True,
-                                               application_name="iflow-memory")
+            if self._connect_timeout >= 2:
+                self._conn = self._psycopg.connect(self.url, **options)
+            else:
+                self._conn = _connect_within(lambda: self._psycopg.connect(self.url, **options),
+                                             self._connect_timeout)
         except self._psycopg.Error as exc:
             raise StorageError(f"cannot connect to PostgreSQL at {self.path}: {_first_line(exc)}") from exc
+        except TimeoutError:
+            raise StorageError(f"cannot connect to PostgreSQL at {self.path}: no answer within "
+                               f"{self._connect_timeout:.2g} s") from None
 
     def _live(self) -> Any:
         """The connection, opened again when the server dropped it (a restart, an idle timeout)."""
@@ -118,6 +137,37 @@ class PostgresConnection:
         """The rows of one query (autocommit: a snapshot of its own)."""
         with self._lock:
             return self._call(lambda: self._live().execute(sql, params).fetchall())
+
+
+def _connect_within(connect: Callable[[], Any], seconds: float) -> Any:
+    """The connection `connect` opens on a daemon thread, or TimeoutError after `seconds` (a connection that
+    comes after that is closed by the thread)."""
+    lock = threading.Lock()
+    done = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            conn, error = connect(), None
+        except BaseException as exc:  # noqa: BLE001 - handed over to the waiting thread
+            conn, error = None, exc
+        with lock:
+            late = conn if outcome.get("abandoned") else None
+            if late is None:
+                outcome.update(conn=conn, error=error)
+            done.set()
+        if late is not None:
+            late.close()
+
+    threading.Thread(target=run, name="postgres-connect", daemon=True).start()
+    done.wait(seconds)
+    with lock:
+        if not done.is_set():
+            outcome["abandoned"] = True
+            raise TimeoutError
+    if outcome["error"] is not None:
+        raise outcome["error"]
+    return outcome["conn"]
 
 
 def _first_line(exc: Exception) -> str:

@@ -70,8 +70,25 @@ _INITIAL = [
     "CREATE TRIGGER vectors_ad AFTER DELETE ON entries FOR EACH STATEMENT EXECUTE FUNCTION bump_vectors_version()",
 ]
 
+# The orders a session start reads its prominent candidates in (postgres_candidates), as indexes.
+_PROMINENCE_INDEXES = [
+    "CREATE INDEX idx_entries_observations ON entries (observation_count DESC, id)",
+    "CREATE INDEX idx_entries_updated ON entries (updated_at DESC, id)",
+    "CREATE INDEX idx_entries_recalls ON entries (recall_count DESC, id)",
+]
+
+# The markdown an entry's write owes lives on the machine that wrote it: each outbox row names that machine.
+_OUTBOX_ORIGIN = [
+    "ALTER TABLE markdown_outbox ADD COLUMN origin TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE markdown_outbox DROP CONSTRAINT markdown_outbox_entry_id_project_root_key",
+    "ALTER TABLE markdown_outbox ADD CONSTRAINT markdown_outbox_owed_once UNIQUE (entry_id, project_root, origin)",
+    "CREATE INDEX idx_outbox_origin ON markdown_outbox (origin, seq)",
+]
+
 MIGRATIONS: dict[int, tuple[str, list[str]]] = {
     1: ("initial schema (SQLite's at migration 10, with source_user and full-text search)", _INITIAL),
+    2: ("indexes for the prominent candidates of a session start", _PROMINENCE_INDEXES),
+    3: ("the machine each owed markdown write belongs to", _OUTBOX_ORIGIN),
 }
 LATEST_VERSION = max(MIGRATIONS)
 

@@ -3,17 +3,20 @@ the team-sized sibling of `SqliteEntryStore` (same ports, same contract suites; 
 
 Each concern is its own module: the connection and its errors (`postgres_connection`), the numbered migrations
 (`postgres_schema`), rows ⇄ entries (`postgres_rows`), entries (`postgres_entries`), the markdown outbox
-(`postgres_outbox`), vectors (`postgres_vectors`), full-text search and cited files (`postgres_search`). psycopg
-is imported when a store is made, never by the SQLite path.
+(`postgres_outbox`), vectors (`postgres_vectors`), full-text search and cited files (`postgres_search`), the
+candidates of a session start (`postgres_candidates`). psycopg is imported when a store is made, never by the
+SQLite path.
 """
 
 from __future__ import annotations
 
+from memory_adapters.postgres_candidates import PostgresCandidates
 from memory_adapters.postgres_outbox import PostgresMarkdownOutbox
 from memory_adapters.postgres_search import PostgresSearch
 from memory_adapters.postgres_vectors import PostgresVectors
 
 
-class PostgresEntryStore(PostgresMarkdownOutbox, PostgresVectors, PostgresSearch):
-    """Implements EntryStore, AuditOutbox, KeywordIndex, ReferenceIndex, EmbeddingStore, StagingVectorStore and
-    QueryVectorCache over one PostgreSQL database with pgvector (short transactions, numbered migrations)."""
+class PostgresEntryStore(PostgresMarkdownOutbox, PostgresVectors, PostgresSearch, PostgresCandidates):
+    """Implements EntryStore, AuditOutbox, KeywordIndex, ReferenceIndex, EmbeddingStore, StagingVectorStore,
+    QueryVectorCache and CandidateSource over one PostgreSQL database with pgvector (short transactions, numbered
+    migrations)."""

@@ -23,10 +23,16 @@ class SqlMarkdownOutbox:
         self._outbox_on = True
         self._outbox_root = project_root
 
+    def _outbox_mine(self) -> tuple[str, tuple]:
+        """The WHERE clause (and its parameters) of the owed writes this process replays: all of them here; a
+        shared server's store keeps each machine's own (their markdown lives on that machine)."""
+        return "", ()
+
     def pending_audit(self, limit: int) -> list[AuditTask]:
         """The oldest owed markdown writes, at most `limit`."""
-        rows = self._read("SELECT seq, entry_id, action, category, project_root FROM markdown_outbox "
-                          f"ORDER BY seq LIMIT {self._dialect.mark}", (limit,))
+        mine, params = self._outbox_mine()
+        rows = self._read(f"SELECT seq, entry_id, action, category, project_root FROM markdown_outbox{mine} "
+                          f"ORDER BY seq LIMIT {self._dialect.mark}", (*params, limit))
         return [AuditTask(seq, entry_id, action, category, root or None)
                 for seq, entry_id, action, category, root in rows]
 

@@ -41,6 +41,35 @@ def sqlite_store(db_path: str, fts5: bool, full_check: bool, busy_timeout_ms: in
                             busy_retries=busy_retries)
 
 
+def postgres_store(database_url: str, global_store: str, fts5: bool, connect_timeout_s: float,
+                   statement_timeout_ms: int):
+    """The PostgreSQL entry store (keyword, reference and candidate source too), replaying the markdown this
+    machine's global store owes; StorageError, naming the URL with its password masked, when the URL is not a
+    PostgreSQL one or the server does not answer in time."""
+    import socket
+
+    from memory_apps.database_url import DatabaseUrlError, check_database_url
+    from memory_core.errors import StorageError
+
+    try:
+        check_database_url(database_url)
+    except DatabaseUrlError as exc:
+        raise StorageError(str(exc)) from None
+    from memory_adapters.postgres_store import PostgresEntryStore
+
+    return PostgresEntryStore(database_url, connect_timeout=connect_timeout_s, keyword_search=fts5,
+                              statement_timeout_ms=statement_timeout_ms,
+                              origin=f"{socket.gethostname()}:{os.path.abspath(global_store)}")
+
+
+def entry_store(db_path: str, database_url: Optional[str], global_store: str, fts5: bool, full_check: bool,
+                busy_timeout_ms: int, busy_retries: int, connect_timeout_s: float, statement_timeout_ms: int):
+    """The entry store: on the PostgreSQL server when a database URL is configured, else the SQLite file."""
+    if database_url:
+        return postgres_store(database_url, global_store, fts5, connect_timeout_s, statement_timeout_ms)
+    return sqlite_store(db_path, fts5, full_check, busy_timeout_ms, busy_retries)
+
+
 def git_context_source():
     """Feature files and git changes of a project."""
     from memory_adapters.git_context_source import GitProjectContextSource
@@ -83,6 +112,19 @@ def numpy_vector_index(store, db_path: str, dimensions: int, write_cache: bool =
     from memory_adapters.numpy_vector_index import NumpyVectorIndex
 
     return NumpyVectorIndex(store, dimensions, cache_path=db_path + ".vectors", write_cache=write_cache)
+
+
+VECTOR_CANDIDATES = 200
+"""How many nearest vectors the PostgreSQL server names per query (from its HNSW index)."""
+
+
+def vector_index(store, db_path: str, database_url: Optional[str], dimensions: int, write_cache: bool = True):
+    """The vector index over the store: pgvector's nearest candidates on a server, else numpy over every vector."""
+    if database_url:
+        from memory_adapters.postgres_vector_index import PostgresVectorIndex
+
+        return PostgresVectorIndex(store, dimensions, candidates=VECTOR_CANDIDATES)
+    return numpy_vector_index(store, db_path, dimensions, write_cache)
 
 
 def file_leases(global_store: str):
@@ -166,13 +208,15 @@ def extractive_keywords():
 
 ADAPTERS = {
     "clock": Recipe(system_clock),
-    "store": Recipe(sqlite_store, values=("db_path", "fts5", "full_check", "busy_timeout_ms", "busy_retries")),
+    "store": Recipe(entry_store, values=("db_path", "database_url", "global_store", "fts5", "full_check",
+                                         "busy_timeout_ms", "busy_retries", "connect_timeout_s",
+                                         "statement_timeout_ms")),
     "context_source": Recipe(git_context_source),
     "knowledge_reader": Recipe(markdown_knowledge_reader),
     "layout": Recipe(git_project_layout),
     "audit_trail": Recipe(markdown_audit_trail, values=("global_store", "project_root")),
     "shared_work": Recipe(background_work, values=("global_store",)),
-    "vector_index": Recipe(numpy_vector_index, values=("db_path",), needs=("store",), shared=False),
+    "vector_index": Recipe(vector_index, values=("db_path", "database_url"), needs=("store",), shared=False),
 }
 """The adapters every wiring builds, by the name of the container's provider."""
 

@@ -31,7 +31,7 @@ def import_command(args: argparse.Namespace) -> int:
     global_store = global_store_dir(args.global_store)
     try:
         container = build_container(load_config(args.project_root), global_store, full_check=True)
-        open_store_recovering(container, args.project_root, global_store, auto_import=False)
+        store = open_store_recovering(container, args.project_root, global_store, auto_import=False)
         report = container.importer().run(args.project_root, global_store)
         if report.new or report.updated:
             embed_after_write(container)
@@ -39,7 +39,7 @@ def import_command(args: argparse.Namespace) -> int:
         return database_failed(exc)
     for problem in report.problems:
         print(f"iflow-memory: {one_line(problem)}", file=sys.stderr)
-    database = os.path.join(global_store, DB_FILENAME)
+    database = store.path  # the SQLite file, or the server's URL with its password masked
     if args.json:
         print(dumps({"database": database, "new": report.new, "updated": report.updated,
                      "unchanged": report.unchanged, "skipped": report.skipped, "duplicates": report.duplicates,
@@ -57,7 +57,9 @@ def add_command(commands, fmt) -> None:
     """Register `import` on the CLI's sub-parsers."""
     imp = commands.add_parser("import", help="import knowledge-bank markdown into the database (idempotent)",
                               description="Import docs/knowledge-bank/*.md of the project and the global "
-                                          f"store's *.md into {DB_FILENAME}. Re-importing changes nothing.",
+                                          f"store's *.md into the database ({DB_FILENAME} in the global store, or the "
+                                          "PostgreSQL server of IFLOW_MEMORY_DATABASE_URL). Re-importing changes "
+                                          "nothing.",
                               epilog=EPILOG, formatter_class=fmt)
     imp.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
     imp.add_argument("--global-store", default=None, help=STORE_HELP)

@@ -171,6 +171,8 @@ def keep_snapshot(container: Container) -> Optional[str]:
 
     from memory_adapters.sqlite_snapshots import take_snapshot
 
+    if container.config.database_url():
+        return None  # a server keeps its own backups (pg_dump, replication): not this program's job
     try:
         return take_snapshot(container.config.db_path())
     except (OSError, sqlite3.Error) as exc:

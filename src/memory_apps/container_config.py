@@ -6,10 +6,14 @@ import os
 from typing import Any, Optional
 
 from memory_apps.config import MemoryConfig
+from memory_apps.database_url import configured_url
 
 DEFAULT_GLOBAL_STORE = os.path.join("~", ".claude", "iflow", "memory")
 DB_FILENAME = "memory.db"
 MODEL_CACHE_DIRNAME = "models"
+CONNECT_TIMEOUT_S = 5.0
+HOOK_CONNECT_TIMEOUT_S = 0.8
+HOOK_STATEMENT_TIMEOUT_MS = 1500
 
 
 def default_global_store() -> str:
@@ -35,6 +39,10 @@ def container_values(settings: MemoryConfig, global_store: str, fts5: bool = Tru
         # The session-start hook cannot wait 5 s for a busy database: it degrades instead.
         "busy_timeout_ms": 400 if hook_path else 5000,
         "busy_retries": 1 if hook_path else 6,
+        # PostgreSQL (when configured): a session start gives a silent server a fraction of its deadline.
+        "database_url": configured_url(settings.database_url),
+        "connect_timeout_s": HOOK_CONNECT_TIMEOUT_S if hook_path else CONNECT_TIMEOUT_S,
+        "statement_timeout_ms": HOOK_STATEMENT_TIMEOUT_MS if hook_path else 0,
         "vector_weight": settings.vector_weight,
         "keyword_weight": settings.keyword_weight,
         "prominence_weight": settings.prominence_weight,

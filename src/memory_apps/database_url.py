@@ -51,6 +51,17 @@ def _split(url: str):
     return parts
 
 
+def check_database_url(url: str) -> None:
+    """Raise DatabaseUrlError unless `url` is a PostgreSQL URL this program can use."""
+    _split(url)
+
+
+def configured_url(configured: str, environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """The environment's URL, else the config file's, else None (unchecked: the store checks it when opened)."""
+    environ = os.environ if environ is None else environ
+    return environ.get(DATABASE_URL_ENV, "").strip() or configured or None
+
+
 def mask_database_url(url: str) -> str:
     """The URL with any password (in the user part or as a query parameter) replaced by ***."""
     try:
@@ -89,12 +100,8 @@ def carries_password(url: str) -> bool:
 def choose_database(configured: str, environ: Optional[Mapping[str, str]] = None) -> DatabaseChoice:
     """The environment's URL, else the config file's (already stripped of any password), else SQLite;
     DatabaseUrlError for a URL that is not a PostgreSQL one."""
-    environ = os.environ if environ is None else environ
-    from_env = environ.get(DATABASE_URL_ENV, "").strip()
-    if from_env:
-        _split(from_env)
-        return DatabaseChoice(from_env, DATABASE_URL_ENV)
-    if configured:
-        _split(configured)
-        return DatabaseChoice(configured, "memory_database_url")
-    return DatabaseChoice()
+    url = configured_url(configured, environ)
+    if url is None:
+        return DatabaseChoice()
+    check_database_url(url)
+    return DatabaseChoice(url, "memory_database_url" if url == configured else DATABASE_URL_ENV)

@@ -1,42 +1,15 @@
 """Stores for the contract suites: a contract class names its `backend` ("sqlite", "postgres" or "fake") and
 gets a new, empty store of it as `store`; `make_store` makes more (or differently configured) ones.
 
-PostgreSQL runs on one throwaway server per test process (pytest-xdist workers each start their own), with a
-database per test copied from a migrated template. Where no server can start, the PostgreSQL tests skip with
-the reason; with IFLOW_MEMORY_REQUIRE_POSTGRES=1 (CI) they fail instead.
+PostgreSQL comes from the `postgres_server` and `postgres_url` fixtures of tests/conftest.py.
 """
 
 from __future__ import annotations
-
-import os
 
 import pytest
 
 from memory_adapters.sqlite_store import SqliteEntryStore
 from tests.fakes import InMemoryEntryStore
-from tests.postgres_server import PostgresUnavailable, TestPostgres
-
-
-@pytest.fixture(scope="session")
-def postgres_server():
-    """One PostgreSQL server for this test process, stopped at its end."""
-    server = TestPostgres()
-    try:
-        server.start()
-    except PostgresUnavailable as exc:
-        if os.environ.get("IFLOW_MEMORY_REQUIRE_POSTGRES") == "1":
-            pytest.fail(str(exc))
-        pytest.skip(str(exc))
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def postgres_url(postgres_server):
-    """The URL of a new database holding the migrated schema, dropped after the test."""
-    url = postgres_server.new_database()
-    yield url
-    postgres_server.drop_database(url)
 
 
 @pytest.fixture

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import NamedTuple, Optional, Protocol, Sequence, runtime_checkable
 
 from memory_core.records import EntryStats
+from memory_core.selection import MIN_PER_CATEGORY
 
 PROMINENT_CANDIDATES = 200
 """Entries a session ranks beside those the signals found: the most observed, the most recent, the most recalled."""
+PER_CATEGORY_CANDIDATES = MIN_PER_CATEGORY
+"""Prominent entries of each category among them: the balanced selection may reach that deep in any category."""
 
 
 class RankingSummary(NamedTuple):
@@ -28,9 +31,10 @@ class CandidateSource(Protocol):
         ...
 
     def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
-        """Ranking fields of up to `limit` entries in scope that prominence favours (most observed, most recent,
-        most recalled, from indexes); always holds the entry with the most observations in scope, so the
-        prominence formula's normalisation is the same as over every entry."""
+        """Ranking fields of the entries in scope that prominence favours (most observed, most recent, most
+        recalled, from indexes): `limit` of them overall and PER_CATEGORY_CANDIDATES of each category (the
+        balanced selection takes that many of a category an entry of which no signal found); always holds the
+        entry with the most observations in scope, so prominence is normalised as over every entry."""
         ...
 
     def ranking_stats_of(self, entry_ids: Sequence[str], scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
