@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -123,3 +125,25 @@ def test_the_local_model_ranks_by_meaning_against_the_server(machine, postgres_u
     session = run_app("memory_apps.cli", ["inject", "--project-root", project, "--global-store", store], home,
                       env=env)
     assert SEMANTIC_ACTIVE.search(diagnostic_line(session.stdout)), session.stdout[:600] + session.stderr
+
+
+def test_the_readme_try_out_server_starts_serves_a_session_and_stops(machine, tmp_path):
+    home, project, store = machine("alice")
+    script = Path(__file__).resolve().parents[2] / "scripts" / "local_postgres.py"
+    directory = tmp_path / "pg"  # a short path: the server's socket lives in it
+    started = subprocess.run([sys.executable, str(script), str(directory)], capture_output=True, text=True,
+                             timeout=120)
+    assert started.returncode == 0, started.stderr
+    url = started.stdout.strip()
+    try:
+        assert url.startswith("postgresql://") and str(directory) in url
+        again = subprocess.run([sys.executable, str(script), str(directory)], capture_output=True, text=True,
+                               timeout=120)
+        assert again.stdout.strip() == url  # a second call finds the running server
+        session = run_app("memory_apps.cli", ["inject", "--project-root", project, "--global-store", store], home,
+                          env={URL_ENV: url})
+        assert len(entry_names(session.stdout)) == 12 and "imported 12 new entries" in session.stderr
+    finally:
+        stopped = subprocess.run([sys.executable, str(script), str(directory), "--stop"], capture_output=True,
+                                 text=True, timeout=120)
+    assert stopped.returncode == 0, stopped.stderr
