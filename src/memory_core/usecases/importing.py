@@ -27,11 +27,12 @@ class ImportReport:
     new: int = 0
     updated: int = 0
     unchanged: int = 0
+    problems: list[str] = field(default_factory=list)
+    """Why entries were skipped, one line each; the counts below are the entries left out."""
     skipped: int = 0
     duplicates: int = 0
     deleted: int = 0
     """Entries the user deleted earlier: never brought back by an import."""
-    problems: list[str] = field(default_factory=list)
     remaining: int = 0
     """Parsed entries not imported yet because the deadline came first (a later run resumes)."""
 
