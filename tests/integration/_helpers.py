@@ -27,13 +27,17 @@ from tests.conftest import subprocess_env
 PYTHON = sys.executable
 TIMEOUT_S = 60
 SECTION_HEADERS = ("### Anti-Patterns to Avoid", "### Heuristics", "### Patterns to Follow")
+# The store of the apps a test runs: the `backend` fixture (conftest.py) puts its PostgreSQL database's URL here for
+# the test's duration; empty, the apps use the SQLite file of their global store.
+BACKEND_ENV: dict[str, str] = {}
 
 
 def app_env(home: Path, changes: Optional[Mapping[str, Optional[str]]] = None) -> dict:
-    """subprocess_env plus no detached background embedder (no stray processes outliving a test), then `changes`
-    (None removes a variable)."""
+    """subprocess_env plus no detached background embedder (no stray processes outliving a test) and the test's
+    store (BACKEND_ENV), then `changes` (None removes a variable)."""
     env = subprocess_env(home)
     env["IFLOW_MEMORY_BACKGROUND"] = "0"
+    env.update(BACKEND_ENV)
     for key, value in (changes or {}).items():
         if value is None:
             env.pop(key, None)

@@ -7,7 +7,32 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration import _helpers
+from tests.integration._backend import BACKENDS, Backend
 from tests.integration._helpers import write_active_feature
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch) -> Backend:
+    """Runs the test once per store: the SQLite file, then a fresh database on the test PostgreSQL server. The
+    apps the test starts through _helpers (run_app, run_in_process, run_module, app_env) use that store; code the
+    test calls in this process sees the URL only where the test sets it (`backend.env`)."""
+    chosen = Backend(request.param, request.getfixturevalue("postgres_url") if request.param != "sqlite" else None)
+    monkeypatch.setattr(_helpers, "BACKEND_ENV", chosen.env)
+    return chosen
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_backend(request):
+    """`backend` for a module-scoped fixture (a server process, a populated store): one database per module run,
+    its URL passed explicitly (`module_backend.env`), since a module's other tests need not share it."""
+    if request.param == "sqlite":
+        yield Backend("sqlite")
+        return
+    server = request.getfixturevalue("postgres_server")
+    url = server.new_database()
+    yield Backend(request.param, url)
+    server.drop_database(url)
 
 
 @pytest.fixture
