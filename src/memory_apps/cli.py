@@ -12,6 +12,7 @@ from memory_apps.commands_embedding import add_commands
 from memory_apps.commands_entries import add_commands as add_entry_commands
 from memory_apps.commands_import import add_command as add_import_command
 from memory_apps.commands_maintain import add_command as add_maintain_command
+from memory_apps.commands_migrate import add_command as add_migrate_command
 from memory_apps.commands_session import add_hook, add_inject, add_serve
 
 EXIT_CLOSED_PIPE = 128 + 13  # what a shell reports for git when its reader left: 128 + SIGPIPE
@@ -92,6 +93,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     add_commands(commands, fmt)
     add_maintain_command(commands, fmt)
     add_entry_commands(commands, fmt)
+    add_migrate_command(commands, fmt)
     add_serve(commands, fmt)
     add_hook(commands, fmt)
     install_claude.add_command(commands, fmt)
