@@ -53,12 +53,13 @@ class Backend:
         return not (store / "memory.db").exists()
 
     def location(self, store: Path) -> str:
-        """Where an app says the entries are (`import` prints it): memory.db's path, or the masked URL."""
+        """Where an app says the entries are (`import` prints it): memory.db's path, or the URL as the store
+        names it (password masked)."""
         if self.url is None:
             return str(store / "memory.db")
-        from memory_apps.database_url import mask_database_url
+        from memory_adapters.postgres_connection import masked_url
 
-        return mask_database_url(self.url)
+        return masked_url(self.url)
 
 
 def _as_sqlite(value: Any) -> Any:

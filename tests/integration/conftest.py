@@ -36,6 +36,25 @@ def module_backend(request):
 
 
 @pytest.fixture
+def spare_store(request):
+    """`spare_store(backend)`: the environment changes that put an app on another, empty store of `backend`'s
+    kind: a second server database (dropped after the test) for PostgreSQL; none for SQLite, whose store is the
+    file of whichever global store the app is given."""
+    made: list[tuple] = []
+
+    def make(of: Backend) -> dict[str, str]:
+        if not of.is_postgres:
+            return {}
+        server = request.getfixturevalue("postgres_server")
+        made.append((server, server.new_database()))
+        return Backend(of.name, made[-1][1]).env
+
+    yield make
+    for server, url in made:
+        server.drop_database(url)
+
+
+@pytest.fixture
 def credential_layout(tmp_path, isolated_home):
     """(HOME, project, global store) for the secrets and permissions tests: the project's active feature is about
     credential hygiene; HOME is isolated for the library calls made in this process too."""

@@ -2,7 +2,8 @@
 
 The commands run in this process (`run_in_process`: the environment, working directory and end of a process
 they would have as a child); `inject` runs as the process it is, and one test runs the installed console
-script itself."""
+script itself. The commands that read or write entries run on both stores (`backend`: the SQLite file, a
+PostgreSQL database); help texts, usage errors and the global store's own directory are SQLite's only."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from memory_core.hashing import content_hash
+from tests.integration._backend import URL_ENV, Backend
 from tests.integration._helpers import (
-    PYTHON, TIMEOUT_S, app_env, db_rows, entry_headers, run_in_process, run_module, write_settings,
+    PYTHON, TIMEOUT_S, app_env, entry_headers, run_in_process, run_module, write_settings,
 )
 
 pytestmark = pytest.mark.slow
@@ -58,16 +60,22 @@ STORED = re.compile(r"^Stored: (?P<name>.+) \(id: (?P<id>[0-9a-f]{16})\)$")
 
 
 class Cli:
-    """Runs `iflow-memory` (in-process) with a temp HOME, in a directory without any knowledge bank."""
+    """Runs `iflow-memory` (in-process) with a temp HOME, in a directory without any knowledge bank, on the
+    entries of `backend`."""
 
-    def __init__(self, root: Path, home: Path, store: Path) -> None:
-        self.root, self.home, self.store = root, home, store
+    def __init__(self, root: Path, home: Path, store: Path, backend: Backend) -> None:
+        self.root, self.home, self.store, self.backend = root, home, store, backend
         self.workdir = root / "work"
         self.workdir.mkdir(exist_ok=True)
 
     def __call__(self, *args, store: bool = True) -> subprocess.CompletedProcess:
         extra = ["--global-store", str(self.store)] if store else []
-        return run_in_process("memory_apps.cli", [*map(str, args), *extra], self.home, cwd=self.workdir)
+        return run_in_process("memory_apps.cli", [*map(str, args), *extra], self.home, cwd=self.workdir,
+                              env=self.backend.env)
+
+    def rows(self, sql: str, params=()) -> list[tuple]:
+        """Rows of a query on the store's entries (SQL as for SQLite)."""
+        return self.backend.rows(self.store, sql, params)
 
     def json(self, *args) -> object:
         result = self(*args, "--json")
@@ -92,23 +100,23 @@ def populate(cli: Cli, demo: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def populated(tmp_path_factory) -> Cli:
+def populated(tmp_path_factory, module_backend) -> Cli:
     """A global store holding the demo bank (import), a reinforced retro entry and a session capture."""
     root = tmp_path_factory.mktemp("cli")
     home = root / "home"
     home.mkdir()
     demo = root / "demo-project"
     shutil.copytree(DEMO_PROJECT, demo)
-    cli = Cli(root, home, root / "global-store")
+    cli = Cli(root, home, root / "global-store", module_backend)
     populate(cli, demo)
     return cli
 
 
 @pytest.fixture
-def fresh(tmp_path, isolated_home) -> Cli:
+def fresh(tmp_path, isolated_home, backend) -> Cli:
     demo = tmp_path / "demo-project"
     shutil.copytree(DEMO_PROJECT, demo)
-    return Cli(tmp_path, isolated_home, tmp_path / "global-store")
+    return Cli(tmp_path, isolated_home, tmp_path / "global-store", backend)
 
 
 def test_import_is_idempotent(fresh):
@@ -119,8 +127,8 @@ def test_import_is_idempotent(fresh):
     assert first.returncode == 0 and second.returncode == 0, (first.stderr, second.stderr)
     assert f"{DEMO_ENTRIES} new, 0 updated" in first.stdout, first.stdout
     assert f"0 new, 0 updated, {DEMO_ENTRIES} unchanged" in second.stdout, second.stdout
-    assert str(fresh.store / "memory.db") in first.stdout
-    rows = db_rows(fresh.store / "memory.db", "SELECT COUNT(*), COUNT(DISTINCT id), MIN(source) FROM entries")
+    assert fresh.backend.location(fresh.store) in first.stdout and fresh.backend.holds_store(fresh.store)
+    rows = fresh.rows("SELECT COUNT(*), COUNT(DISTINCT id), MIN(source) FROM entries")
     assert rows == [(DEMO_ENTRIES, DEMO_ENTRIES, "import")]
 
 
@@ -132,7 +140,7 @@ def test_inject_prints_the_block(fresh):
     assert result.stdout.startswith("## Engineering Memory (from knowledge bank)\n\n")
     assert len(entry_headers(result.stdout)) == 5
     assert (fresh.store / ".last-injection.json").is_file()
-    assert db_rows(fresh.store / "memory.db", "SELECT SUM(recall_count) FROM entries") == [(5,)]
+    assert fresh.rows("SELECT SUM(recall_count) FROM entries") == [(5,)]
 
 
 def test_write_stores_and_reinforces(fresh):
@@ -143,8 +151,7 @@ def test_write_stores_and_reinforces(fresh):
     assert first.returncode == 0 and second.returncode == 0, (first.stderr, second.stderr)
     assert STORED.match(first.stdout.strip())["id"] == content_hash(PINNED["description"])
     assert bad.returncode == 1 and "category" in bad.stderr and "Traceback" not in bad.stderr
-    rows = db_rows(fresh.store / "memory.db", 'SELECT observation_count, confidence, source_project, "references" '
-                                              "FROM entries")
+    rows = fresh.rows('SELECT observation_count, confidence, source_project, "references" FROM entries')
     assert rows == [(2, "high", "other-app", json.dumps(PINNED["references"]))]
 
 
@@ -157,7 +164,7 @@ def test_embed_then_doctor(fresh):
                  "category": "patterns"}
         stored = fresh("write", "--project-root", no_vectors, "--entry-json", json.dumps(entry))
         assert stored.returncode == 0, stored.stderr
-    assert db_rows(fresh.store / "memory.db", "SELECT COUNT(*) FROM entries WHERE embedding IS NULL") == [(3,)]
+    assert fresh.rows("SELECT COUNT(*) FROM entries WHERE embedding IS NULL") == [(3,)]
 
     before = fresh("doctor", "--project-root", fresh.workdir)
     embedded = fresh("embed", "--project-root", fresh.workdir)
@@ -168,7 +175,7 @@ def test_embed_then_doctor(fresh):
     assert "3 entries without a vector" in before.stdout and "iflow-memory embed" in before.stdout
     assert embedded.returncode == 0, embedded.stderr
     assert re.search(r"Embedded 3 entries into \S+.*; 0 remaining", embedded.stdout), embedded.stdout
-    assert db_rows(fresh.store / "memory.db", "SELECT COUNT(*) FROM entries WHERE embedding IS NULL") == [(0,)]
+    assert fresh.rows("SELECT COUNT(*) FROM entries WHERE embedding IS NULL") == [(0,)]
     assert after.returncode == 0, after.stdout
     assert "FIX" not in after.stdout and "0 entries without a vector" in after.stdout
     assert again.returncode == 0 and "Embedded 0 entries" in again.stdout, again.stdout
@@ -251,7 +258,7 @@ def test_delete_then_show_fails(fresh, other_entries):
     assert shown.returncode == 1, f"the deleted entry came back: {shown.stderr}"
     assert again.returncode == 1 and "Traceback" not in again.stderr
     assert entry_id not in {e["id"] for e in fresh.json("list")}
-    assert db_rows(fresh.store / "memory.db", "SELECT COUNT(*) FROM entries") == [(other_entries,)]
+    assert fresh.rows("SELECT COUNT(*) FROM entries") == [(other_entries,)]
 
 
 def test_deleted_entry_stays_deleted_for_another_project(fresh):
@@ -265,7 +272,7 @@ def test_deleted_entry_stays_deleted_for_another_project(fresh):
     shown = fresh("show", entry_id, "--project-root", other_project)
 
     assert shown.returncode == 1, f"the deleted entry came back: {shown.stdout}{shown.stderr}"
-    assert db_rows(fresh.store / "memory.db", "SELECT COUNT(*) FROM entries WHERE id = ?", (entry_id,)) == [(0,)]
+    assert fresh.rows("SELECT COUNT(*) FROM entries WHERE id = ?", (entry_id,)) == [(0,)]
 
 
 def test_stats(populated):
@@ -283,7 +290,8 @@ def test_stats(populated):
 ROUND_TRIP_COLUMNS = 'id, name, category, observation_count, confidence, keywords, "references", description'
 
 
-def _round_trip(cli: Cli, tmp_path: Path) -> tuple[list[tuple], list[tuple], subprocess.CompletedProcess]:
+def _round_trip(cli: Cli, tmp_path: Path, spare_store) -> tuple[list[tuple], list[tuple],
+                                                                subprocess.CompletedProcess]:
     export_dir = tmp_path / "exported"
     exported = cli("export", "--output", export_dir)
     assert exported.returncode == 0, exported.stderr
@@ -292,16 +300,18 @@ def _round_trip(cli: Cli, tmp_path: Path) -> tuple[list[tuple], list[tuple], sub
     fresh_store = tmp_path / "fresh-store"
     clean = tmp_path / "clean-cwd"  # no knowledge bank (and no audit trail) but the exported one is in reach
     clean.mkdir()
+    empty = spare_store(cli.backend)  # on PostgreSQL the fresh store is another database
     imported = run_in_process("memory_apps.cli", ["import", "--project-root", restored, "--global-store",
-                                                  fresh_store], cli.home, cwd=clean)
+                                                  fresh_store], cli.home, cwd=clean, env={**cli.backend.env, **empty})
     assert imported.returncode == 0, imported.stderr
-    before = sorted(db_rows(cli.store / "memory.db", f"SELECT {ROUND_TRIP_COLUMNS} FROM entries"))
-    after = sorted(db_rows(fresh_store / "memory.db", f"SELECT {ROUND_TRIP_COLUMNS} FROM entries"))
+    before = sorted(cli.rows(f"SELECT {ROUND_TRIP_COLUMNS} FROM entries"))
+    after = sorted(Backend(cli.backend.name, empty.get(URL_ENV)).rows(fresh_store, f"SELECT {ROUND_TRIP_COLUMNS} "
+                                                                                   "FROM entries"))
     return before, after, exported
 
 
-def test_export_then_import_round_trips(populated, tmp_path):
-    before, after, exported = _round_trip(populated, tmp_path)
+def test_export_then_import_round_trips(populated, tmp_path, spare_store):
+    before, after, exported = _round_trip(populated, tmp_path, spare_store)
 
     for category in ("anti-patterns", "heuristics", "patterns"):
         assert (tmp_path / "exported" / f"{category}.md").is_file()
@@ -310,14 +320,14 @@ def test_export_then_import_round_trips(populated, tmp_path):
     assert after == before
 
 
-def test_export_round_trips_a_description_with_a_bullet_list(fresh, tmp_path):
+def test_export_round_trips_a_description_with_a_bullet_list(fresh, tmp_path, spare_store):
     """A learning whose description is a short list (as a model often writes one) must survive export/import."""
     entry = {"name": "Release checklist",
              "description": "Before tagging a release:\n- run the full test suite\n- update the changelog",
              "reasoning": "A release went out without its changelog.", "category": "patterns"}
     fresh.write(entry)
 
-    before, after, _ = _round_trip(fresh, tmp_path)
+    before, after, _ = _round_trip(fresh, tmp_path, spare_store)
 
     assert [row[0] for row in after] == [content_hash(entry["description"])], after
     assert after == before
@@ -384,7 +394,7 @@ def test_store_under_a_regular_file_is_a_database_error(tmp_path, isolated_home,
     assert blocker.read_text(encoding="utf-8") == "not a directory\n"
 
 
-def test_export_round_trips_prefixed_names_and_references_with_commas(fresh, tmp_path):
+def test_export_round_trips_prefixed_names_and_references_with_commas(fresh, tmp_path, spare_store):
     """export claims `import` reads its markdown back to the same entries: names and references included."""
     fresh.write({"name": "Anti-Pattern: retries hide design problems",
                  "description": "Three failing retries in a row usually mean the design is wrong, not the network.",
@@ -393,6 +403,6 @@ def test_export_round_trips_prefixed_names_and_references_with_commas(fresh, tmp
                  "description": "Quote exported spreadsheet fields that contain delimiters.",
                  "category": "patterns", "references": ["docs/exports, and imports.md", "src/export.py"]})
 
-    before, after, _ = _round_trip(fresh, tmp_path)
+    before, after, _ = _round_trip(fresh, tmp_path, spare_store)
 
     assert after == before

@@ -1,7 +1,9 @@
 """The retro writer: exit codes 0/1/2, the confirmation line, reinforcement, then injection.
 
 `python -m memory_apps.writer` and `iflow-memory write` run in this process (`run_in_process`), except where the
-README's command line itself is the test (`process=True`); the injector runs as the process it is."""
+README's command line itself is the test (`process=True`); the injector runs as the process it is. What is stored
+and read back runs on both stores (`backend`); input checks that refuse before any store opens, and the SQLite
+file itself (a store that cannot be created, a corrupt file), are SQLite's only."""
 
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ def write(store, home, entry=None, *extra, raw=None, via_cli=False, process=Fals
 
 
 @pytest.mark.parametrize("via_cli, process", [(False, True), (True, False)], ids=["writer-process", "cli-write"])
-def test_valid_entry_is_stored_under_its_content_hash(tmp_path, isolated_home, via_cli, process):
+def test_valid_entry_is_stored_under_its_content_hash(tmp_path, isolated_home, via_cli, process, backend):
     """The README's writer command line as a process of its own; `iflow-memory write` in-process."""
     store = tmp_path / "global-store"
 
@@ -47,13 +49,14 @@ def test_valid_entry_is_stored_under_its_content_hash(tmp_path, isolated_home, v
     assert match, result.stdout
     assert match["name"] == ENTRY["name"]
     assert match["id"] == content_hash(ENTRY["description"])
-    rows = db_rows(store / "memory.db", "SELECT id, name, category, source, observation_count, confidence, "
-                   'keywords, "references", reasoning FROM entries')
+    assert backend.holds_store(store)
+    rows = backend.rows(store, "SELECT id, name, category, source, observation_count, confidence, "
+                        'keywords, "references", reasoning FROM entries')
     assert rows == [(match["id"], ENTRY["name"], "patterns", "retro", 1, "high",
                      json.dumps(ENTRY["keywords"]), json.dumps(ENTRY["references"]), ENTRY["reasoning"])]
 
 
-def test_same_description_reinforces_the_entry(tmp_path, isolated_home):
+def test_same_description_reinforces_the_entry(tmp_path, isolated_home, backend):
     store = tmp_path / "global-store"
     first = write(store, isolated_home, ENTRY)
     # Same description up to case and whitespace: the same content hash.
@@ -65,7 +68,7 @@ def test_same_description_reinforces_the_entry(tmp_path, isolated_home):
     assert first.returncode == 0 and second.returncode == 0, (first.stderr, second.stderr)
     entry_id = content_hash(ENTRY["description"])
     assert STORED.match(second.stdout.strip())["id"] == entry_id
-    rows = db_rows(store / "memory.db", "SELECT id, observation_count FROM entries")
+    rows = backend.rows(store, "SELECT id, observation_count FROM entries")
     assert rows == [(entry_id, 2)]
 
 
@@ -105,7 +108,7 @@ def test_malformed_json_exits_1(tmp_path, isolated_home, raw):
     assert result.stdout == ""
 
 
-def test_entry_file_and_stdin(tmp_path, isolated_home):
+def test_entry_file_and_stdin(tmp_path, isolated_home, backend):
     store = tmp_path / "global-store"
     entry_file = tmp_path / "learning.json"
     entry_file.write_text(json.dumps(ENTRY), encoding="utf-8")
@@ -121,7 +124,7 @@ def test_entry_file_and_stdin(tmp_path, isolated_home):
     assert from_stdin.returncode == 0, from_stdin.stderr
     assert from_stdin.stdout.strip() == f"Stored: From stdin (id: {content_hash(other['description'])})"
     assert missing.returncode == 1 and "missing.json" in missing.stderr
-    assert db_rows(store / "memory.db", "SELECT COUNT(*) FROM entries") == [(2,)]
+    assert backend.rows(store, "SELECT COUNT(*) FROM entries") == [(2,)]
 
 
 def test_store_that_cannot_be_created_exits_2(tmp_path, isolated_home):
@@ -165,7 +168,7 @@ def test_usage_errors_exit_1(tmp_path, isolated_home, argv, via_cli):
     assert result.returncode == 1, result.stderr
 
 
-def test_injector_picks_up_a_written_entry(tmp_path, isolated_home):
+def test_injector_picks_up_a_written_entry(tmp_path, isolated_home, backend):
     store = tmp_path / "global-store"
     project = tmp_path / "other-project"
     project.mkdir()
@@ -178,5 +181,5 @@ def test_injector_picks_up_a_written_entry(tmp_path, isolated_home):
     assert entry_headers(result.stdout) == ["### Pattern: Read before parsing"]
     assert ENTRY["description"] in result.stdout
     assert "*Memory: 1 entries from 1" in diagnostic_line(result.stdout)
-    rows = db_rows(store / "memory.db", "SELECT recall_count FROM entries")
+    rows = backend.rows(store, "SELECT recall_count FROM entries")
     assert rows == [(1,)]

@@ -1,4 +1,7 @@
-"""The retro writer fills a missing `references` list from the feature branch's git diff (spec 001 D9.4, AC 10)."""
+"""The retro writer fills a missing `references` list from the feature branch's git diff (spec 001 D9.4, AC 10).
+
+Filling, keeping and reinforcing the stored references runs on both stores (`backend`); what git lists (no
+branch, no git, git too slow, secret-shaped paths, the cap) is the same whatever stores it, so SQLite's only."""
 
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ import pytest
 from memory_adapters.git_context_source import feature_branch_files
 from memory_apps import writer
 from memory_core.deadline import Deadline, MonotonicTicker
-from tests.integration._helpers import db_rows, git
+from tests.integration._backend import Backend
+from tests.integration._helpers import git
 from tests.integration._learnings import learning
 
 pytestmark = pytest.mark.slow
@@ -64,18 +68,29 @@ def write(project, store, entry: dict, *flags: str) -> int:
                         *flags, "--entry-json", json.dumps(entry)])
 
 
-def stored_references(store) -> list:
-    return [json.loads(refs or "[]") for (refs,) in db_rows(store / "memory.db", 'SELECT "references" FROM entries')]
+SQLITE = Backend("sqlite")
 
 
-def test_entry_without_references_gets_the_branch_files_mentioned_first(project, tmp_path, capsys):
+@pytest.fixture
+def on_backend(backend, monkeypatch) -> Backend:
+    """`backend` for the writer called in this process: its database URL in this process's environment."""
+    for key, value in backend.env.items():
+        monkeypatch.setenv(key, value)
+    return backend
+
+
+def stored_references(store, backend: Backend = SQLITE) -> list:
+    return [json.loads(refs or "[]") for (refs,) in backend.rows(store, 'SELECT "references" FROM entries')]
+
+
+def test_entry_without_references_gets_the_branch_files_mentioned_first(project, tmp_path, capsys, on_backend):
     store = tmp_path / "store"
 
     code = write(project, store, ENTRY)
 
     assert code == 0, capsys.readouterr().err
     # git lists backoff.py first; the entry names retry.py. Deleted and main-only files are not references.
-    assert stored_references(store) == [["src/retry.py", "src/backoff.py"]]
+    assert stored_references(store, on_backend) == [["src/retry.py", "src/backoff.py"]]
 
 
 def test_empty_references_list_is_filled_too(project, tmp_path, capsys):
@@ -86,22 +101,22 @@ def test_empty_references_list_is_filled_too(project, tmp_path, capsys):
     assert stored_references(store) == [["src/retry.py", "src/backoff.py"]]
 
 
-def test_references_the_caller_gives_are_kept(project, tmp_path, capsys):
+def test_references_the_caller_gives_are_kept(project, tmp_path, capsys, on_backend):
     store = tmp_path / "store"
 
     assert write(project, store, dict(ENTRY, references=["docs/design.md"])) == 0, capsys.readouterr().err
 
-    assert stored_references(store) == [["docs/design.md"]]
+    assert stored_references(store, on_backend) == [["docs/design.md"]]
 
 
-def test_repeat_without_references_keeps_the_stored_ones(project, tmp_path, capsys):
+def test_repeat_without_references_keeps_the_stored_ones(project, tmp_path, capsys, on_backend):
     store = tmp_path / "store"
     assert write(project, store, dict(ENTRY, references=["docs/design.md"])) == 0
 
     assert write(project, store, ENTRY) == 0, capsys.readouterr().err
 
-    assert db_rows(store / "memory.db", "SELECT observation_count FROM entries") == [(2,)]
-    assert stored_references(store) == [["docs/design.md"]]
+    assert on_backend.rows(store, "SELECT observation_count FROM entries") == [(2,)]
+    assert stored_references(store, on_backend) == [["docs/design.md"]]
 
 
 def test_flag_turns_it_off(project, tmp_path, capsys):
