@@ -4,15 +4,16 @@ batch per transaction, exactly as given."""
 
 from __future__ import annotations
 
+import array
 import math
+import sys
 from collections import defaultdict
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Sequence
 
-from memory_adapters.float32_vectors import unpack_vector
 from memory_adapters.postgres_connection import masked_url, psycopg_module, utc
 from memory_adapters.postgres_rows import COLUMNS, entry_of
-from memory_adapters.postgres_vectors import float32_bytes, vector_literal
+from memory_adapters.postgres_vectors import float32_bytes
 from memory_adapters.sqlite_rows import dumps
 from memory_adapters.store_copy import CopiedEntry
 from memory_core.errors import StorageError
@@ -42,6 +43,15 @@ def holds_schema(url: str, connect_timeout: float) -> bool:
     except psycopg.Error as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise StorageError(f"cannot connect to PostgreSQL at {masked_url(url)}: {first}") from exc
+
+
+def vector_text(data: bytes) -> str:
+    """Stored float32 bytes as pgvector's text input; each value's shortest repr reads back as the same float32
+    (`vector_literal` without the round trip through a list of floats: twice as fast)."""
+    values = array.array("f", data)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return "[" + ",".join(map(repr, values)) + "]"
 
 
 def _vector(value: Any) -> Any:
@@ -110,7 +120,7 @@ class PostgresCopyTables:
                                [(c.entry.id, scope) for c in entries for scope in c.scopes])
             conn.execute("DELETE FROM staged_vectors WHERE id = ANY(%s)", (ids,))
             cursor.executemany("INSERT INTO staged_vectors (id, vector) VALUES (%s, %s::vector)",
-                               [(c.entry.id, vector_literal(unpack_vector(c.staged)))
+                               [(c.entry.id, vector_text(c.staged))
                                 for c in entries if c.staged is not None])
 
         self._store._in_tx(work)
@@ -141,4 +151,4 @@ def _params(copied: CopiedEntry) -> tuple:
             dumps(entry.references), entry.observation_count, entry.confidence, entry.recall_count,
             entry.last_recalled_at and utc(entry.last_recalled_at), utc(entry.created_at), utc(entry.updated_at),
             entry.source, entry.source_project, copied.source_user, entry.scope,
-            None if copied.vector is None else vector_literal(unpack_vector(copied.vector)))
+            None if copied.vector is None else vector_text(copied.vector))
