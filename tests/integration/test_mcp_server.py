@@ -1,7 +1,8 @@
 """`iflow-memory serve` as a real MCP stdio server, driven by the official mcp client (spec 001 D6, AC4).
 
-One server process serves the whole module (a blocking portal keeps the async client session open across
-tests); each test stores its own learnings, so the tests do not depend on their order.
+One server process serves the whole module per store (a blocking portal keeps the async client session open
+across tests): the SQLite file, then a PostgreSQL database whose URL the server gets when it starts
+(`module_backend`); each test stores its own learnings, so the tests do not depend on their order.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from mcp import StdioServerParameters  # noqa: E402
 
 from memory_core.hashing import content_hash  # noqa: E402
 from memory_core.request_checks import MAX_LIMIT  # noqa: E402
+from tests.integration._backend import Backend  # noqa: E402
 from tests.integration._helpers import (  # noqa: E402
-    PYTHON, app_env, db_rows, entry_headers, run_in_process, run_injector, write_active_feature,
+    PYTHON, app_env, entry_headers, run_in_process, run_module, write_active_feature,
 )
 from tests.integration._learnings import PROFILE, learning  # noqa: E402
 from tests.integration._mcp_client import McpClient, Server  # noqa: E402
@@ -51,16 +53,34 @@ FREEZE_CLOCKS = learning(
     "Tests failed every year on the 29th of February and after DST switches.")
 
 
+class StoreServer(Server):
+    """The module's server and the store it serves."""
+
+    def __init__(self, root, backend: Backend) -> None:
+        super().__init__(root)
+        self.backend = backend
+
+    def rows(self, sql: str, params=()) -> list[tuple]:
+        """Rows of a query on the served store (SQL as for SQLite)."""
+        return self.backend.rows(self.store, sql, params)
+
+    def count(self) -> int:
+        """How many entries the store holds (0 before the first write created a SQLite file)."""
+        if not self.backend.is_postgres and not self.db.exists():
+            return 0
+        return self.rows("SELECT COUNT(*) FROM entries")[0][0]
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, module_backend):
     root = tmp_path_factory.mktemp("mcp")
-    srv = Server(root)
+    srv = StoreServer(root, module_backend)
     srv.home.mkdir()
     srv.project.mkdir()
     params = StdioServerParameters(
         command=PYTHON,
         args=["-m", "memory_apps.cli", "serve", "--global-store", str(srv.store), "--project-root", str(srv.project)],
-        env=app_env(srv.home), cwd=str(root),
+        env=app_env(srv.home, module_backend.env), cwd=str(root),
     )
     with open(srv.stderr_path, "w", encoding="utf-8") as errlog:
         srv.client = McpClient(params, errlog)
@@ -129,8 +149,8 @@ def test_store_memory_stores_a_session_capture_with_keywords_and_a_vector(server
     assert data["message"] == f"Stored: {PROFILE['name']} (id: {data['id']})"
     assert json.loads(result.content[0].text) == data, "text content mirrors the structured result"
 
-    rows = db_rows(server.db, 'SELECT name, description, reasoning, category, "references", source, '
-                              "source_project, keywords, observation_count FROM entries WHERE id = ?", (data["id"],))
+    rows = server.rows('SELECT name, description, reasoning, category, "references", source, '
+                       "source_project, keywords, observation_count FROM entries WHERE id = ?", (data["id"],))
     assert len(rows) == 1
     name, description, reasoning, category, references, source, project, keywords, observations = rows[0]
     assert (name, description, reasoning, category) == (
@@ -140,7 +160,8 @@ def test_store_memory_stores_a_session_capture_with_keywords_and_a_vector(server
     assert project == server.project.name
     assert 3 <= len(json.loads(keywords)) <= 10, keywords
     assert observations == 1
-    embedding = db_rows(server.db, "SELECT length(embedding) FROM entries WHERE id = ?", (data["id"],))
+    size = "vector_dims(embedding)" if server.backend.is_postgres else "length(embedding)"
+    embedding = server.rows(f"SELECT {size} FROM entries WHERE id = ?", (data["id"],))
     assert embedding[0][0], "the stored entry has a vector"
 
 
@@ -154,8 +175,8 @@ def test_storing_the_same_learning_again_reinforces_it(server):
     assert second["created"] is False
     assert second["observation_count"] == 2
     assert "reinforced" in second["message"] and "2" in second["message"], second["message"]
-    assert db_rows(server.db, "SELECT COUNT(*), MAX(observation_count) FROM entries WHERE id = ?",
-                   (first["id"],)) == [(1, 2)]
+    assert server.rows("SELECT COUNT(*), MAX(observation_count) FROM entries WHERE id = ?",
+                       (first["id"],)) == [(1, 2)]
 
 
 @pytest.mark.parametrize(
@@ -173,7 +194,7 @@ def test_storing_the_same_learning_again_reinforces_it(server):
 def test_invalid_store_is_a_tool_error_naming_the_field(server, change, field):
     entry = dict({"name": "Rejected learning", "description": "This learning must never be stored anywhere.",
                   "reasoning": "It is invalid on purpose.", "category": "patterns"}, **change)
-    before = db_rows(server.db, "SELECT COUNT(*) FROM entries")[0][0] if server.db.exists() else 0
+    before = server.count()
 
     result = server.call("store_memory", entry)
 
@@ -181,7 +202,7 @@ def test_invalid_store_is_a_tool_error_naming_the_field(server, change, field):
     text = result.content[0].text
     assert field in text, text
     assert "Traceback" not in text and 'File "' not in text, text
-    after = db_rows(server.db, "SELECT COUNT(*) FROM entries")[0][0] if server.db.exists() else 0
+    after = server.count()
     assert after == before, "a rejected learning must not be stored"
 
 
@@ -241,7 +262,7 @@ def test_delete_memory_removes_the_learning(server):
 
     assert not deleted.is_error, deleted.content[0].text
     assert deleted.structured_content == {"id": stored["id"], "deleted": True}
-    assert db_rows(server.db, "SELECT COUNT(*) FROM entries WHERE id = ?", (stored["id"],)) == [(0,)]
+    assert server.rows("SELECT COUNT(*) FROM entries WHERE id = ?", (stored["id"],)) == [(0,)]
     assert stored["id"] not in {r["id"] for r in server.search("tests that break around leap days")["results"]}
 
     again = server.call("delete_memory", {"entry_id": stored["id"]})
@@ -278,20 +299,21 @@ def test_ac4_a_captured_learning_is_injected_into_a_related_project(server, tmp_
     stored = server.store_memory(RETRY)
     project = tmp_path / "payments-app"
     write_active_feature(project, "012-resilient-payment-client", "resilient-payment-client", RESILIENCE_SPEC)
-    total = db_rows(server.db, "SELECT COUNT(*) FROM entries")[0][0]
+    total = server.count()
     assert total > 5, "more learnings than the limit, so the selection has to choose"
     # The background run embeds the new project's context query, as after a session too slow to load the model:
     # the session below then ranks by meaning however busy the machine is.
     warmed = run_in_process("memory_apps.cli", ["maintain", "--project-root", project, "--global-store",
-                                                server.store], server.home)
+                                                server.store], server.home, env=server.backend.env)
     assert warmed.returncode == 0, warmed.stderr
 
-    result = run_injector(project, server.store, server.home, limit=5)
+    result = run_module("memory_apps.injector", ["--project-root", project, "--global-store", server.store,
+                                                 "--limit", "5"], server.home, env=server.backend.env)
 
     assert result.returncode == 0, result.stderr
     headers = entry_headers(result.stdout)
     assert len(headers) == 5, result.stdout
     assert any(RETRY["name"] in h for h in headers), result.stdout
     assert "semantic: active" in result.stdout, result.stdout
-    recalls = db_rows(server.db, "SELECT recall_count FROM entries WHERE id = ?", (stored["id"],))
+    recalls = server.rows("SELECT recall_count FROM entries WHERE id = ?", (stored["id"],))
     assert recalls == [(1,)]
