@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any, NamedTuple, Optional
 
 from memory_apps.container_config import CONNECT_TIMEOUT_S, DB_FILENAME
@@ -112,6 +113,20 @@ def _target_tables(target: Location, global_store: str, dry_run: bool, opened: l
     return copy_tables(store)
 
 
+def _replay_owed_markdown(project_root: str, global_store: str) -> None:
+    """Write the markdown the current store still owes this machine (a killed writer's), before its entries move:
+    the copy leaves the source's outbox behind."""
+    from memory_apps.config import load_config
+    from memory_apps.container import build_container
+
+    container = build_container(load_config(project_root), global_store)
+    try:
+        for problem in container.reconcile().run().problems[:1]:
+            print(f"iflow-memory: {problem}", file=sys.stderr)
+    finally:
+        container.store().close()
+
+
 def migrate_command(args: argparse.Namespace) -> int:
     """Copy the current store into --to and say what was copied (one JSON document with --json)."""
     from memory_adapters.store_copy import CopyRefused, StoreCopy, copy_tables
@@ -130,6 +145,8 @@ def migrate_command(args: argparse.Namespace) -> int:
     opened: list = []
     bar = ProgressBar("copying entries", enabled=not args.json)
     try:
+        if not args.source and not args.dry_run:
+            _replay_owed_markdown(args.project_root, global_store)
         opened.append(_open(source, global_store))
         copy = StoreCopy(copy_tables(opened[0]), _target_tables(target, global_store, args.dry_run, opened),
                          source_user=args.source_user or _os_user(), batch_size=args.batch_size)

@@ -362,3 +362,20 @@ def test_the_copy_ranks_a_session_start_and_a_search_as_the_source_does(tmp_path
             # The order, not the scores: each backend scores keyword matches its own way (FTS5 bm25, ts_rank_cd).
             server, sqlite = ([hit["name"] for hit in json.loads(a.stdout)] for a in answers)
             assert server == sqlite and len(server) >= 3
+
+
+def test_the_markdown_the_current_store_owes_is_written_before_its_entries_move(tmp_path, isolated_home,
+                                                                                 postgres_url):
+    store_dir = tmp_path / "G"
+    store = SqliteEntryStore(str(store_dir / "memory.db"))
+    try:
+        store.queue_markdown(None)  # a writer killed after its commit, before its markdown: the outbox holds it
+        store.upsert(EntryDraft(name="Quote CSV fields", description="Quote fields that hold delimiters.",
+                                category="patterns"), T0)
+    finally:
+        store.close()
+    assert not any(p.suffix == ".md" for p in store_dir.iterdir())
+    moved, _ = migrate(isolated_home, "--global-store", store_dir, "--to", postgres_url)
+    assert moved.returncode == 0, moved.stderr
+    markdown = "".join(p.read_text(encoding="utf-8") for p in store_dir.glob("*.md"))
+    assert "Quote CSV fields" in markdown
