@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -36,7 +37,8 @@ class Backend:
 
     def rows(self, store: Path, sql: str, params: Sequence = ()) -> list[tuple]:
         """Rows of a query on the store of global store `store`, written as for SQLite (`?` placeholders); from
-        PostgreSQL, JSON columns come back as SQLite holds them (JSON text) and whole numbers as ints."""
+        PostgreSQL, JSON columns and times come back as SQLite holds them (JSON text, ISO 8601 text) and whole
+        numbers as ints."""
         if self.url is None:
             return db_rows(store / "memory.db", sql, params)
         import psycopg
@@ -67,4 +69,6 @@ def _as_sqlite(value: Any) -> Any:
         return json.dumps(value)
     if isinstance(value, Decimal) and value == value.to_integral_value():
         return int(value)
+    if isinstance(value, datetime):  # SQLite holds UTC times as 2026-01-31T12:00:00Z
+        return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
     return value

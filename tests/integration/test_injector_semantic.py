@@ -1,4 +1,6 @@
-"""The semantic (SQLite) injector end to end: a realistic project, recall tracking (AC3), limits."""
+"""The semantic injector end to end: a realistic project, recall tracking (AC3), limits, a first import
+interrupted. The first session's import, the ranking and the recall counts run on both stores (`backend`); what
+prints nothing, or prints every entry, does so before or whatever the store, so those stay SQLite's."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import time
 import pytest
 
 from tests.conftest import shared_fixture
+from tests.integration._backend import Backend
 from tests.integration._helpers import (
     app_env, copy_bank, db_rows, diagnostic_line, entries_per_section, entry_headers, make_realistic_project,
     run_in_process, run_injector, write_settings,
@@ -29,7 +32,7 @@ def head_bank():
     return shared_fixture("knowledge-bank", "head")
 
 
-def test_realistic_project_gets_a_ranked_balanced_block(tmp_path, isolated_home, head_bank):
+def test_realistic_project_gets_a_ranked_balanced_block(tmp_path, isolated_home, head_bank, backend):
     project = make_realistic_project(tmp_path / "parser-app", head_bank)
     write_settings(project, embedding_provider="none")  # no embedding provider: keyword + prominence
     store = tmp_path / "global-store"
@@ -56,8 +59,8 @@ def test_realistic_project_gets_a_ranked_balanced_block(tmp_path, isolated_home,
     sections = entries_per_section(out)
     assert set(sections) == {"### Anti-Patterns to Avoid", "### Heuristics", "### Patterns to Follow"}
     assert all(count >= 3 for count in sections.values()), sections
-    assert (store / "memory.db").is_file()
-    assert db_rows(store / "memory.db", "SELECT COUNT(*) FROM entries")[0][0] == HEAD_ENTRIES
+    assert backend.holds_store(store)
+    assert backend.rows(store, "SELECT COUNT(*) FROM entries")[0][0] == HEAD_ENTRIES
 
 
 def test_three_injections_count_three_recalls(tmp_path, isolated_home, head_bank):
@@ -119,21 +122,23 @@ def test_limit_minus_one_injects_every_entry(tmp_path, isolated_home, head_bank,
     assert tracking["entries_injected"] == HEAD_ENTRIES
 
 
-def _count_or_zero(db) -> int:
+def _count_or_zero(db, backend: Backend = Backend("sqlite")) -> int:
+    if backend.is_postgres:
+        return backend.rows(db.parent, "SELECT COUNT(*) FROM entries")[0][0]
     try:
         return db_rows(db, "SELECT COUNT(*) FROM entries")[0][0]
     except sqlite3.Error:  # not created yet, or the schema is not there yet
         return 0
 
 
-def _pause_mid_import(process, db) -> bool:
+def _pause_mid_import(process, db, backend: Backend = Backend("sqlite")) -> bool:
     """Wait until `process` has committed part of its first-run import, then stop it (SIGSTOP).
 
     Returns False when no half-done import was ever observable (the process finished first).
     """
     deadline = time.monotonic() + 30
     while process.poll() is None and time.monotonic() < deadline:
-        if 0 < _count_or_zero(db) < HEAD_ENTRIES:
+        if 0 < _count_or_zero(db, backend) < HEAD_ENTRIES:
             process.send_signal(signal.SIGSTOP)
             return True
         time.sleep(0.0005)
@@ -196,7 +201,7 @@ def test_session_starting_during_the_first_import_answers_from_what_is_committed
     assert "importing" not in diagnostic_line(later.stdout)
 
 
-def test_an_interrupted_first_import_is_completed_later(tmp_path, isolated_home, head_bank):
+def test_an_interrupted_first_import_is_completed_later(tmp_path, isolated_home, head_bank, backend):
     """The hook is killed at its timeout; the next session must still end up with every markdown entry.
 
     AC8: on first run all existing markdown entries are imported. A first run killed half-way (the
@@ -205,25 +210,25 @@ def test_an_interrupted_first_import_is_completed_later(tmp_path, isolated_home,
     project, store, db = _fresh_store_beside_a_bank(tmp_path, head_bank)
 
     first = _start_injector(project, store, isolated_home)
-    paused = _pause_mid_import(first, db)
+    paused = _pause_mid_import(first, db, backend)
     first.kill()  # the hook's timeout
     first.communicate(timeout=60)
     if not paused:
         return  # the import was never observable half-done, so a kill could not leave it half-done
-    partial = _count_or_zero(db)
+    partial = _count_or_zero(db, backend)
     assert 0 < partial < HEAD_ENTRIES
 
     result = run_injector(project, store, isolated_home, limit=20)
 
     assert result.returncode == 0, result.stderr
-    resumed = _count_or_zero(db)
+    resumed = _count_or_zero(db, backend)
     assert resumed > partial, "the next session resumes the import (at least one more committed batch)"
     remaining = re.search(r"importing=(\d+)", diagnostic_line(result.stdout))
     assert resumed + (int(remaining.group(1)) if remaining else 0) == HEAD_ENTRIES, diagnostic_line(result.stdout)
     if remaining:  # the deadline came first: the background run finishes it
         run_in_process("memory_apps.cli", ["maintain", "--project-root", project, "--global-store", store],
                        isolated_home)
-    assert _count_or_zero(db) == HEAD_ENTRIES
+    assert _count_or_zero(db, backend) == HEAD_ENTRIES
 
 
 def test_default_provider_first_session_prints_a_truthful_block(tmp_path, isolated_home, head_bank):
