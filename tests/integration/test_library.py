@@ -1,4 +1,6 @@
-"""Library use, in process, as the README's "Use it as a library" section shows it."""
+"""Library use, in process, as the README's "Use it as a library" section shows it: storing, searching and
+injecting on both stores (`backend`: the database URL in this process's environment); the bounds of a request are
+checked before any store is read, so those tests stay SQLite's."""
 
 from __future__ import annotations
 
@@ -35,7 +37,15 @@ LibreOffice, including payees whose names contain commas, quotes or line breaks.
 
 
 @pytest.fixture
-def memory(tmp_path, isolated_home):
+def on_backend(isolated_home, backend, monkeypatch):
+    """`backend` for services built in this process: its database URL in this process's environment."""
+    for key, value in backend.env.items():
+        monkeypatch.setenv(key, value)
+    return backend
+
+
+@pytest.fixture
+def memory(tmp_path, on_backend):
     from memory_apps import MemoryService
 
     project = tmp_path / "bank-app"
@@ -135,7 +145,7 @@ def test_the_bounds_themselves_are_accepted(keywords_only):
     assert QUOTE_CSV["description"] in keywords_only.inject(limit=MAX_LIMIT)
 
 
-def test_readme_library_example_runs(tmp_path, isolated_home, capsys):
+def test_readme_library_example_runs(tmp_path, on_backend, capsys):
     text = README.read_text(encoding="utf-8")
     section = re.search(r"^## Use it as a library\n(.*?)(?=^## )", text, re.M | re.S)
     assert section, "README has a library section"
@@ -153,4 +163,4 @@ def test_readme_library_example_runs(tmp_path, isolated_home, capsys):
     out = capsys.readouterr().out
     assert "Quote CSV fields" in out.splitlines()[0], out
     assert "## Engineering Memory (from knowledge bank)" in out
-    assert (tmp_path / "g" / "memory.db").is_file()
+    assert on_backend.holds_store(tmp_path / "g")
