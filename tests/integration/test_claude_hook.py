@@ -1,6 +1,8 @@
 """`iflow-memory hook session-start` as Claude Code runs it: one JSON answer on stdout, exit 0.
 
-Event filtering follows spec 002: startup and resume inject memory, clear and compact do not.
+Event filtering follows spec 002: startup and resume inject memory, clear and compact do not. A first session
+and the next one run on both stores (`backend`); the other events and flags are the hook's own, whatever the store,
+and a corrupt memory.db is SQLite's.
 """
 
 from __future__ import annotations
@@ -90,12 +92,14 @@ def test_startup_and_resume_inject_the_memory_block(isolated_home, store, demo, 
     assert "Traceback" not in result.stderr
 
 
-def test_resume_after_startup_still_injects(isolated_home, store, demo):
+def test_resume_after_startup_still_injects(isolated_home, store, demo, backend):
     first = run_hook(isolated_home, store, event("startup", demo))
     second = run_hook(isolated_home, store, event("resume", demo))
 
     assert parse_answer(first)
     assert len(entry_headers(parse_answer(second))) == 12
+    assert "fallback" not in diagnostic_line(parse_answer(second)), "the second session reads the store"
+    assert backend.holds_store(store) and backend.rows(store, "SELECT SUM(recall_count) FROM entries") == [(24,)]
 
 
 @pytest.mark.parametrize("source", ["clear", "compact"])
