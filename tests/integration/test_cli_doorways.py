@@ -1,5 +1,7 @@
 """What a new user meets first (issue 13): --version, help that says each thing once, --json on every command
-that reports something, and tables drawn for a terminal but plain when piped. In-process: `cli.main([...])`."""
+that reports something, and tables drawn for a terminal but plain when piped. In-process: `cli.main([...])`.
+The --json reports of import, delete, promote and export run on both stores (`store_on`, with `backend`'s URL in
+this process's environment); help and table drawing are the same whatever the store."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import pytest
 from memory_apps import cli, injector, writer
 from memory_apps.progress import ProgressBar
 from memory_core.hashing import content_hash
+from tests.integration._backend import Backend
 from tests.integration._helpers import write_settings
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -44,15 +47,27 @@ def run(capsys):
     return call
 
 
-@pytest.fixture
-def store(tmp_path, isolated_home, run) -> tuple[Path, Path]:
-    """(project, global store) holding the demo bank, keyword ranking only (no model to load)."""
+def _demo_store(tmp_path: Path, run) -> tuple[Path, Path]:
     project = tmp_path / "demo-project"
     shutil.copytree(DEMO_PROJECT, project)
     write_settings(project, embedding_provider="none")
     status, _, err = run("import", "--project-root", project, "--global-store", tmp_path / "G")
     assert status == 0, err
     return project, tmp_path / "G"
+
+
+@pytest.fixture
+def store(tmp_path, isolated_home, run) -> tuple[Path, Path]:
+    """(project, global store) holding the demo bank, keyword ranking only (no model to load)."""
+    return _demo_store(tmp_path, run)
+
+
+@pytest.fixture
+def store_on(tmp_path, isolated_home, backend, monkeypatch, run) -> tuple[Path, Path, Backend]:
+    """`store` on each backend (its database URL in this process's environment), and the backend."""
+    for key, value in backend.env.items():
+        monkeypatch.setenv(key, value)
+    return (*_demo_store(tmp_path, run), backend)
 
 
 def _stored(run, project: Path, store: Path) -> str:
@@ -125,8 +140,8 @@ def test_import_help_states_its_exit_status(run):
     assert "--json" in out
 
 
-def test_import_json_counts_then_a_missing_project_exits_1(store, run, tmp_path):
-    project, global_store = store
+def test_import_json_counts_then_a_missing_project_exits_1(store_on, run, tmp_path):
+    project, global_store, backend = store_on
 
     status, out, _ = run("import", "--project-root", project, "--global-store", global_store, "--json")
     missing = run("import", "--project-root", tmp_path / "typo", "--global-store", global_store, "--json")
@@ -134,13 +149,13 @@ def test_import_json_counts_then_a_missing_project_exits_1(store, run, tmp_path)
     report = json.loads(out)
     assert status == 0
     assert (report["new"], report["updated"], report["unchanged"], report["skipped"]) == (0, 0, DEMO_ENTRIES, 0)
-    assert report["database"] == str(global_store / "memory.db") and report["problems"] == []
+    assert report["database"] == backend.location(global_store) and report["problems"] == []
     assert missing[0] == 1 and missing[1] == "" and "typo" in missing[2]
     assert not (tmp_path / "typo").exists()
 
 
-def test_delete_json_then_a_second_delete_exits_1(store, run):
-    project, global_store = store
+def test_delete_json_then_a_second_delete_exits_1(store_on, run):
+    project, global_store, _ = store_on
     entry_id = _stored(run, project, global_store)
     flags = ("--project-root", project, "--global-store", global_store)
 
@@ -153,8 +168,8 @@ def test_delete_json_then_a_second_delete_exits_1(store, run):
     assert entry_id not in {e["id"] for e in json.loads(listed)}
 
 
-def test_promote_json_makes_the_entry_universal(store, run):
-    project, global_store = store
+def test_promote_json_makes_the_entry_universal(store_on, run):
+    project, global_store, _ = store_on
     entry_id = _stored(run, project, global_store)
     flags = ("--project-root", project, "--global-store", global_store)
     _, before, _ = run("show", entry_id, *flags, "--json")
@@ -166,8 +181,8 @@ def test_promote_json_makes_the_entry_universal(store, run):
     assert json.loads(before)["scope"] is not None and json.loads(after)["scope"] is None
 
 
-def test_export_json_names_the_files_it_wrote(store, run, tmp_path):
-    project, global_store = store
+def test_export_json_names_the_files_it_wrote(store_on, run, tmp_path):
+    project, global_store, _ = store_on
     output = tmp_path / "exported"
 
     status, out, _ = run("export", "--output", output, "--project-root", project, "--global-store", global_store,

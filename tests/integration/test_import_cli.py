@@ -1,4 +1,5 @@
-"""`iflow-memory import`: counts, idempotence on real knowledge banks, and every --help (all in-process)."""
+"""`iflow-memory import`: counts, idempotence on real knowledge banks, and every --help (all in-process). The
+imports run on both stores (`backend`); a store under a regular file is the SQLite file's."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 import pytest
 
 from tests.conftest import shared_fixture
-from tests.integration._helpers import copy_bank, db_rows, run_in_process, write_settings
+from tests.integration._helpers import copy_bank, run_in_process, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +36,7 @@ def project_with(tmp_path, name, version, **settings):
     return project
 
 
-def test_v024_then_head_into_one_store(tmp_path, isolated_home):
+def test_v024_then_head_into_one_store(tmp_path, isolated_home, backend):
     store = tmp_path / "global-store"
     # Counting only: no vectors (the idempotence test below runs with the default provider).
     v024 = project_with(tmp_path, "app-v024", "v024", embedding_provider="none")
@@ -48,33 +49,31 @@ def test_v024_then_head_into_one_store(tmp_path, isolated_home):
     assert skipped == 0
     assert new + updated + unchanged == HEAD_ENTRIES
     assert new < HEAD_ENTRIES, "head keeps most of v024's entries: they must be matched, not re-added"
-    db = store / "memory.db"
-    assert db_rows(db, "SELECT COUNT(*) FROM entries") == [(V024_ENTRIES + new,)]
+    assert backend.rows(store, "SELECT COUNT(*) FROM entries") == [(V024_ENTRIES + new,)]
     assert import_bank(head, store, isolated_home) == (0, 0, HEAD_ENTRIES, 0)
     # v024 entries keep the project they were first imported from.
-    projects = dict(db_rows(db, "SELECT source_project, COUNT(*) FROM entries GROUP BY source_project"))
+    projects = dict(backend.rows(store, "SELECT source_project, COUNT(*) FROM entries GROUP BY source_project"))
     assert projects == {"app-v024": V024_ENTRIES, "app-head": new}
 
 
-def test_head_import_is_idempotent(tmp_path, isolated_home):
+def test_head_import_is_idempotent(tmp_path, isolated_home, backend):
     store = tmp_path / "global-store"
     head = project_with(tmp_path, "app-head", "head")
-    db = store / "memory.db"
 
     first = import_bank(head, store, isolated_home)
     assert first == (HEAD_ENTRIES, 0, 0, 0)
-    assert db_rows(db, "SELECT COUNT(*) FROM entries") == [(HEAD_ENTRIES,)]
-    assert db_rows(db, "SELECT COUNT(*) FROM entries WHERE source != 'import'") == [(0,)]
-    before = db_rows(db, STATE_SQL)
+    assert backend.rows(store, "SELECT COUNT(*) FROM entries") == [(HEAD_ENTRIES,)]
+    assert backend.rows(store, "SELECT COUNT(*) FROM entries WHERE source != 'import'") == [(0,)]
+    before = backend.rows(store, STATE_SQL)
 
     second = import_bank(head, store, isolated_home)
 
     assert second[:2] == (0, 0)
     assert second == (0, 0, HEAD_ENTRIES, 0)
-    assert db_rows(db, STATE_SQL) == before
+    assert backend.rows(store, STATE_SQL) == before
 
 
-def test_import_reads_the_global_store_markdown(tmp_path, isolated_home):
+def test_import_reads_the_global_store_markdown(tmp_path, isolated_home, backend):
     store = tmp_path / "global-store"
     store.mkdir()
     for md in shared_fixture("legacy", "global-store").glob("*.md"):
@@ -85,7 +84,7 @@ def test_import_reads_the_global_store_markdown(tmp_path, isolated_home):
     new, updated, unchanged, skipped = import_bank(empty_project, store, isolated_home)
 
     assert new > 0 and (updated, unchanged, skipped) == (0, 0, 0)
-    assert db_rows(store / "memory.db", "SELECT COUNT(*), COUNT(source_project) FROM entries") == [(new, 0)]
+    assert backend.rows(store, "SELECT COUNT(*), COUNT(source_project) FROM entries") == [(new, 0)]
 
 
 def test_import_into_an_unusable_store_exits_2(tmp_path, isolated_home):
