@@ -83,11 +83,12 @@ def verdicts(results: dict) -> list[str]:
         if not hook or size != max(s for s, p in results["sizes"].items() if "postgres" in p):
             continue
         new = hook["new_context"]
+        why = f" (stderr: {new['stderr']})" if new.get("stderr") else ""
         ok = new["p95_ms"] <= sessions.HOOK_TIMEOUT_S * 1000 and new["paths"] == "active"
         lines.append(f"{size:,} entries on PostgreSQL, new context: {new['median_ms']:.0f} ms median, "
                      f"{new['p95_ms']:.0f} ms p95, path {new['paths']}, active within 3 s in "
                      f"{new['active_within_3s']} runs: {'MEETS' if ok else 'MISSES'} the hook's deadline. "
-                     f"Diagnostic: {new['diagnostic']}")
+                     f"Diagnostic: {new['diagnostic'] or '(nothing printed)'}{why}")
     return lines
 
 

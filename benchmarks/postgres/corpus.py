@@ -97,8 +97,10 @@ def _row(rng, words, entry_id: str, description: str, vector: np.ndarray, scopes
     recalled = updated + timedelta(days=float(rng.uniform(0, 30))) if recalls else None
     roll = rng.random()
     scope = None if roll >= 0.1 else scopes[int(rng.integers(0, len(scopes)))]
-    return Row(entry_id, name[:300], description, reasoning, CATEGORIES[int(rng.choice(3, p=[0.25, 0.35, 0.4]))],
-               keywords, min(int(rng.geometric(0.45)), 500), ("high", "medium", "low")[int(rng.choice(3, p=[.2, .6, .2]))],
+    category = CATEGORIES[int(rng.choice(3, p=[0.25, 0.35, 0.4]))]
+    confidence = ("high", "medium", "low")[int(rng.choice(3, p=[0.2, 0.6, 0.2]))]
+    return Row(entry_id, name[:300], description, reasoning, category, keywords, min(int(rng.geometric(0.45)), 500),
+               confidence,
                recalls, recalled, created.replace(microsecond=0), updated.replace(microsecond=0),
                SOURCES[int(rng.integers(0, 4))], f"project-{int(rng.integers(1, PROJECTS)):02d}",
                USERS[int(rng.integers(0, len(USERS)))], scope, vector)

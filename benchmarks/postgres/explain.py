@@ -32,15 +32,17 @@ class _Recording:
 
 
 def record_session(project: Path, store: Path, url: str, context: int) -> tuple[list[dict], str]:
-    """The statements of one session start (hook wiring, in process, a new context, a 60 s deadline so nothing
-    is cut short; the hook's 1.5 s statement timeout stays) and its diagnostic line."""
+    """The statements of one session start (hook wiring, in process, a new context) and its diagnostic line.
+    A 60 s deadline and no statement timeout (the hook's is 1.5 s), so every statement runs to its end."""
     from benchmarks.suite.processes import diagnostic
     from memory_adapters.postgres_connection import PostgresConnection
+    from memory_apps import container_config
     from memory_apps.session_shell import answer_session, session_deadline
 
     statements: list[dict] = []
     original = PostgresConnection._live
     PostgresConnection._live = lambda self: _Recording(original(self), statements)
+    timeout, container_config.HOOK_STATEMENT_TIMEOUT_MS = container_config.HOOK_STATEMENT_TIMEOUT_MS, 0
     os.environ["IFLOW_MEMORY_DATABASE_URL"] = url
     os.environ[SESSION_DEADLINE_ENV] = "60"
     blocks: list[str] = []
@@ -49,6 +51,7 @@ def record_session(project: Path, store: Path, url: str, context: int) -> tuple[
         answer_session(str(project), str(store), 20, session_deadline(process_start=False), blocks.append)
     finally:
         PostgresConnection._live = original
+        container_config.HOOK_STATEMENT_TIMEOUT_MS = timeout
         os.environ.pop("IFLOW_MEMORY_DATABASE_URL", None)
         os.environ.pop(SESSION_DEADLINE_ENV, None)
     return statements, diagnostic(blocks[0] if blocks else "")

@@ -43,6 +43,12 @@ def prototypes(url: str, recorded: list[dict], scopes: list[str]) -> dict:
         url, "SELECT COUNT(*) FROM entries WHERE scope IS NOT NULL AND NOT (scope = ANY(%s) OR id IN "
              "(SELECT id FROM entry_scopes WHERE scope = ANY(%s)))", (scopes, scopes))),
         "note": "entries hidden from this project; total in scope = estimate - this (idx_entries_scope)"}
+    found["exact_count_split"] = {**_brief(explain(
+        url, "SELECT (SELECT COUNT(*) FROM entries WHERE scope IS NULL) + (SELECT COUNT(*) FROM (SELECT id FROM "
+             "entries WHERE scope = ANY(%s) UNION SELECT es.id FROM entry_scopes es JOIN entries e USING (id) "
+             "WHERE es.scope = ANY(%s) AND e.scope IS NOT NULL) s)", (scopes, scopes))),
+        "note": "ranking_summary's total, exact: universal entries (index-only on idx_entries_scope) + this "
+                "project's scoped ones"}
     keyword = _find(recorded, "SELECT id, ts_rank_cd")
     if keyword:
         query, limit = keyword["params"]
@@ -55,6 +61,15 @@ def prototypes(url: str, recorded: list[dict], scopes: list[str]) -> dict:
             **_brief(explain(url, keyword["sql"], (" | ".join(rare) or terms[0], limit))),
             "note": f"drops {sorted(set(terms) & set(common))} (in > {COMMON_TERM_FREQUENCY:.0%} of entries "
                     f"per pg_stats); {len(rare)} terms left"}
+        rarer = [t for t in terms if t not in common_terms(url, 0.005)]
+        found["keyword_without_terms_over_half_percent"] = {
+            **_brief(explain(url, keyword["sql"], (" | ".join(rarer) or terms[0], limit))),
+            "note": f"the same with a 0.5 % threshold: {len(rarer)} terms left ({' | '.join(rarer)})"}
+        candidates = _candidate_ids(url, recorded)
+        found["keyword_within_candidates"] = {**_brief(explain(
+            url, "SELECT id, ts_rank_cd(search, q) AS score FROM entries, to_tsquery('simple', %s) AS q "
+                 "WHERE id = ANY(%s) AND search @@ q ORDER BY score DESC, seq LIMIT %s", (query, candidates, limit))),
+            "note": f"ranks only the {len(candidates)} prominent and nearest candidates (finds no others)"}
         found["keyword_prefilter_5000"] = {**_brief(explain(
             url, "SELECT id, ts_rank_cd(search, q) AS score FROM (SELECT id, seq, search FROM entries, "
                  "to_tsquery('simple', %s) AS q0 WHERE search @@ q0 LIMIT 5000) m, to_tsquery('simple', %s) AS q "
@@ -67,6 +82,20 @@ def prototypes(url: str, recorded: list[dict], scopes: list[str]) -> dict:
                                                               (f"SET LOCAL hnsw.ef_search = {ef}",))),
                                              "note": f"nearest {nearest['params'][-1]} with ef_search {ef}"}
     return found
+
+
+def _candidate_ids(url: str, recorded: list[dict]) -> list[str]:
+    """The ids the recorded prominent and nearest statements return."""
+    import psycopg
+
+    ids: list[str] = []
+    with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+        conn.execute("SET LOCAL hnsw.ef_search = 200")
+        for start in ("(SELECT id, category", "SELECT id, 1 - (embedding::vector"):
+            statement = _find(recorded, start)
+            if statement:
+                ids += [r[0] for r in conn.execute(statement["sql"], statement["params"]).fetchall()]
+    return list(dict.fromkeys(ids))
 
 
 def _brief(explained: dict) -> dict:
