@@ -3,6 +3,7 @@ kept between runs, so the 1M database is built once; or any server given by URL.
 
 from __future__ import annotations
 
+import json
 import os
 import warnings
 from pathlib import Path
@@ -33,6 +34,7 @@ class Server:
             warnings.simplefilter("ignore")
             import pgserver
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
+        _forget_dead_handles(self.data_dir)
         self._server = pgserver.get_server(self.data_dir, cleanup_mode="stop")
         self._base = self._server.get_uri()
         self.admin(*[f"ALTER SYSTEM SET {k} = {v}" for k, v in SERVER_SETTINGS.items()], "SELECT pg_reload_conf()")
@@ -93,6 +95,18 @@ class Server:
         if self._server is not None:
             self._server.cleanup()
             self._server = None
+
+
+def _forget_dead_handles(data_dir: Path) -> None:
+    """Drop the pids of killed runs from pgserver's list of handles, or the server would never stop again."""
+    handles = data_dir / ".handle_pids.json"
+    try:
+        pids = json.loads(handles.read_text())
+    except (OSError, ValueError):
+        return
+    alive = [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
 
 
 def masked(url: str) -> str:

@@ -12,7 +12,8 @@ from typing import Optional
 from benchmarks.common.stats import latency
 from benchmarks.common.timer import time_ms
 from benchmarks.suite.fixtures import context_query_text, new_context
-from benchmarks.suite.processes import base_env, diagnostic, injector, path_state, proc, run_proc, states
+from benchmarks.suite.processes import (base_env, diagnostic, injector, injector_args, path_state, proc, run_proc,
+                                       states)
 
 DATABASE_URL_ENV = "IFLOW_MEMORY_DATABASE_URL"
 HOOK_TIMEOUT_S = 3.0  # the reference hook line: `timeout 3`
@@ -30,9 +31,15 @@ def environment(home: Path, ceiling: Path, url: Optional[str]) -> dict:
 
 
 def hook_runs(project: Path, store: Path, models_store: Path, env: dict, runs: int, url: Optional[str],
-              cwd: Path) -> dict:
+              cwd: Path, script: Optional[Path] = None) -> dict:
     """`runs` interleaved rounds (after one warm-up) of: a cached context, a new context, a new context with
-    the model's optimised copy, the model floor and (PostgreSQL) the server floor. Wall ms from spawn to exit."""
+    the model's optimised copy, the model floor and (PostgreSQL) the server floor. Wall ms from spawn to exit.
+    `script` runs instead of `python -m memory_apps.injector` (same arguments)."""
+    def session(global_store: Path) -> list[str]:
+        if script is None:
+            return injector(project, global_store)
+        return [proc("model_floor")[0], str(script), *injector_args(project, global_store)]
+
     query = context_query_text()
     env = {**env, DATABASE_URL_ENV: url} if url else {k: v for k, v in env.items() if k != DATABASE_URL_ENV}
     kinds = {"cached": None, "new_context": store, "new_context_models": models_store,
@@ -46,10 +53,10 @@ def hook_runs(project: Path, store: Path, models_store: Path, env: dict, runs: i
         for kind, command in kinds.items():
             if kind == "cached":
                 new_context(project, 0)
-                command = injector(project, store)
+                command = session(store)
             elif kind.startswith("new_context"):
                 new_context(project, next(_contexts))
-                command = injector(project, command)
+                command = session(command)
             ms, done = run_proc(command, env, cwd)
             if done.returncode != 0:
                 raise RuntimeError(f"{kind} failed: {done.stderr[-2000:]}")
