@@ -2,8 +2,10 @@
 
 The commands run in this process (`run_in_process`: the environment, working directory and end of a process
 they would have as a child); `inject` runs as the process it is, and one test runs the installed console
-script itself. The commands that read or write entries run on both stores (`backend`: the SQLite file, a
-PostgreSQL database); help texts, usage errors and the global store's own directory are SQLite's only."""
+script itself. A representative command of each kind runs on both stores (`fresh_on` and `populated`: the SQLite
+file, a PostgreSQL database): inject, embed and doctor, search, list, show, delete, stats, export then import.
+Import and write are on both in test_import_cli, test_cli_doorways and test_writer_cli; the markdown format of an
+export, help texts, usage errors and the global store's own directory are SQLite's only."""
 
 from __future__ import annotations
 
@@ -112,11 +114,22 @@ def populated(tmp_path_factory, module_backend) -> Cli:
     return cli
 
 
-@pytest.fixture
-def fresh(tmp_path, isolated_home, backend) -> Cli:
+def _fresh(tmp_path: Path, home: Path, backend: Backend) -> Cli:
     demo = tmp_path / "demo-project"
     shutil.copytree(DEMO_PROJECT, demo)
-    return Cli(tmp_path, isolated_home, tmp_path / "global-store", backend)
+    return Cli(tmp_path, home, tmp_path / "global-store", backend)
+
+
+@pytest.fixture
+def fresh(tmp_path, isolated_home) -> Cli:
+    """An empty global store beside a copy of the demo project (SQLite)."""
+    return _fresh(tmp_path, isolated_home, Backend("sqlite"))
+
+
+@pytest.fixture
+def fresh_on(tmp_path, isolated_home, backend) -> Cli:
+    """`fresh` on each store."""
+    return _fresh(tmp_path, isolated_home, backend)
 
 
 def test_import_is_idempotent(fresh):
@@ -132,15 +145,15 @@ def test_import_is_idempotent(fresh):
     assert rows == [(DEMO_ENTRIES, DEMO_ENTRIES, "import")]
 
 
-def test_inject_prints_the_block(fresh):
-    result = run_module("memory_apps.cli", ["inject", "--project-root", fresh.root / "demo-project", "--limit", "5",
-                                            "--global-store", fresh.store], fresh.home, cwd=fresh.workdir)
+def test_inject_prints_the_block(fresh_on):
+    result = run_module("memory_apps.cli", ["inject", "--project-root", fresh_on.root / "demo-project", "--limit", "5",
+                                            "--global-store", fresh_on.store], fresh_on.home, cwd=fresh_on.workdir)
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("## Engineering Memory (from knowledge bank)\n\n")
     assert len(entry_headers(result.stdout)) == 5
-    assert (fresh.store / ".last-injection.json").is_file()
-    assert fresh.rows("SELECT SUM(recall_count) FROM entries") == [(5,)]
+    assert (fresh_on.store / ".last-injection.json").is_file()
+    assert fresh_on.rows("SELECT SUM(recall_count) FROM entries") == [(5,)]
 
 
 def test_write_stores_and_reinforces(fresh):
@@ -155,27 +168,27 @@ def test_write_stores_and_reinforces(fresh):
     assert rows == [(2, "high", "other-app", json.dumps(PINNED["references"]))]
 
 
-def test_embed_then_doctor(fresh):
-    no_vectors = fresh.root / "no-vectors"
+def test_embed_then_doctor(fresh_on):
+    no_vectors = fresh_on.root / "no-vectors"
     no_vectors.mkdir()
     write_settings(no_vectors, embedding_provider="none")
     for number, topic in enumerate(["caching HTTP responses", "structured logging", "feature flags"], start=1):
         entry = {"name": f"Lesson {number}", "description": f"A lesson about {topic} learned the hard way.",
                  "category": "patterns"}
-        stored = fresh("write", "--project-root", no_vectors, "--entry-json", json.dumps(entry))
+        stored = fresh_on("write", "--project-root", no_vectors, "--entry-json", json.dumps(entry))
         assert stored.returncode == 0, stored.stderr
-    assert fresh.rows("SELECT COUNT(*) FROM entries WHERE embedding IS NULL") == [(3,)]
+    assert fresh_on.rows("SELECT COUNT(*) FROM entries WHERE embedding IS NULL") == [(3,)]
 
-    before = fresh("doctor", "--project-root", fresh.workdir)
-    embedded = fresh("embed", "--project-root", fresh.workdir)
-    after = fresh("doctor", "--project-root", fresh.workdir)
-    again = fresh("embed", "--project-root", fresh.workdir)
+    before = fresh_on("doctor", "--project-root", fresh_on.workdir)
+    embedded = fresh_on("embed", "--project-root", fresh_on.workdir)
+    after = fresh_on("doctor", "--project-root", fresh_on.workdir)
+    again = fresh_on("embed", "--project-root", fresh_on.workdir)
 
     assert before.returncode == 1, before.stdout
     assert "3 entries without a vector" in before.stdout and "iflow-memory embed" in before.stdout
     assert embedded.returncode == 0, embedded.stderr
     assert re.search(r"Embedded 3 entries into \S+.*; 0 remaining", embedded.stdout), embedded.stdout
-    assert fresh.rows("SELECT COUNT(*) FROM entries WHERE embedding IS NULL") == [(0,)]
+    assert fresh_on.rows("SELECT COUNT(*) FROM entries WHERE embedding IS NULL") == [(0,)]
     assert after.returncode == 0, after.stdout
     assert "FIX" not in after.stdout and "0 entries without a vector" in after.stdout
     assert again.returncode == 0 and "Embedded 0 entries" in again.stdout, again.stdout
@@ -245,34 +258,34 @@ def test_show_table_json_and_unknown_id(populated):
 
 
 @pytest.mark.parametrize("other_entries", [0, 1], ids=["last-entry", "one-of-two"])
-def test_delete_then_show_fails(fresh, other_entries):
+def test_delete_then_show_fails(fresh_on, other_entries):
     if other_entries:
-        fresh.write(CAPTURED)
-    entry_id = fresh.write(UNIVERSAL)
+        fresh_on.write(CAPTURED)
+    entry_id = fresh_on.write(UNIVERSAL)
 
-    deleted = fresh("delete", entry_id)
-    shown = fresh("show", entry_id)
-    again = fresh("delete", entry_id)
+    deleted = fresh_on("delete", entry_id)
+    shown = fresh_on("show", entry_id)
+    again = fresh_on("delete", entry_id)
 
     assert deleted.returncode == 0 and entry_id in deleted.stdout, deleted.stderr
     assert shown.returncode == 1, f"the deleted entry came back: {shown.stderr}"
     assert again.returncode == 1 and "Traceback" not in again.stderr
-    assert entry_id not in {e["id"] for e in fresh.json("list")}
-    assert fresh.rows("SELECT COUNT(*) FROM entries") == [(other_entries,)]
+    assert entry_id not in {e["id"] for e in fresh_on.json("list")}
+    assert fresh_on.rows("SELECT COUNT(*) FROM entries") == [(other_entries,)]
 
 
-def test_deleted_entry_stays_deleted_for_another_project(fresh):
+def test_deleted_entry_stays_deleted_for_another_project(fresh_on):
     """A delete is for good: running a command from another project must not bring the entry back."""
-    fresh.write(CAPTURED)
-    entry_id = fresh.write(UNIVERSAL)
-    assert fresh("delete", entry_id).returncode == 0
-    other_project = fresh.root / "another-project"
+    fresh_on.write(CAPTURED)
+    entry_id = fresh_on.write(UNIVERSAL)
+    assert fresh_on("delete", entry_id).returncode == 0
+    other_project = fresh_on.root / "another-project"
     other_project.mkdir()
 
-    shown = fresh("show", entry_id, "--project-root", other_project)
+    shown = fresh_on("show", entry_id, "--project-root", other_project)
 
     assert shown.returncode == 1, f"the deleted entry came back: {shown.stdout}{shown.stderr}"
-    assert fresh.rows("SELECT COUNT(*) FROM entries WHERE id = ?", (entry_id,)) == [(0,)]
+    assert fresh_on.rows("SELECT COUNT(*) FROM entries WHERE id = ?", (entry_id,)) == [(0,)]
 
 
 def test_stats(populated):

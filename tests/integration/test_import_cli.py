@@ -1,5 +1,6 @@
-"""`iflow-memory import`: counts, idempotence on real knowledge banks, and every --help (all in-process). The
-imports run on both stores (`backend`); a store under a regular file is the SQLite file's."""
+"""`iflow-memory import`: counts, idempotence on real knowledge banks, and every --help (all in-process). Two
+banks into one store and head's idempotence run on both stores (`backend`); a store under a regular file is the
+SQLite file's."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 import pytest
 
 from tests.conftest import shared_fixture
-from tests.integration._helpers import copy_bank, run_in_process, write_settings
+from tests.integration._helpers import copy_bank, db_rows, run_in_process, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -73,7 +74,7 @@ def test_head_import_is_idempotent(tmp_path, isolated_home, backend):
     assert backend.rows(store, STATE_SQL) == before
 
 
-def test_import_reads_the_global_store_markdown(tmp_path, isolated_home, backend):
+def test_import_reads_the_global_store_markdown(tmp_path, isolated_home):
     store = tmp_path / "global-store"
     store.mkdir()
     for md in shared_fixture("legacy", "global-store").glob("*.md"):
@@ -84,7 +85,7 @@ def test_import_reads_the_global_store_markdown(tmp_path, isolated_home, backend
     new, updated, unchanged, skipped = import_bank(empty_project, store, isolated_home)
 
     assert new > 0 and (updated, unchanged, skipped) == (0, 0, 0)
-    assert backend.rows(store, "SELECT COUNT(*), COUNT(source_project) FROM entries") == [(new, 0)]
+    assert db_rows(store / "memory.db", "SELECT COUNT(*), COUNT(source_project) FROM entries") == [(new, 0)]
 
 
 def test_import_into_an_unusable_store_exits_2(tmp_path, isolated_home):
