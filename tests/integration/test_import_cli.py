@@ -1,6 +1,6 @@
 """`iflow-memory import`: counts, idempotence on real knowledge banks, and every --help (all in-process). Two
-banks into one store and head's idempotence run on both stores (`backend`); a store under a regular file is the
-SQLite file's."""
+banks into one store, each imported twice, run on both stores (`backend`); the local model's vectors are the same
+whatever stores them, so head's idempotence with the model is SQLite's, and so is a store under a regular file."""
 
 from __future__ import annotations
 
@@ -57,21 +57,22 @@ def test_v024_then_head_into_one_store(tmp_path, isolated_home, backend):
     assert projects == {"app-v024": V024_ENTRIES, "app-head": new}
 
 
-def test_head_import_is_idempotent(tmp_path, isolated_home, backend):
+def test_head_import_is_idempotent(tmp_path, isolated_home):
     store = tmp_path / "global-store"
     head = project_with(tmp_path, "app-head", "head")
+    db = store / "memory.db"
 
     first = import_bank(head, store, isolated_home)
     assert first == (HEAD_ENTRIES, 0, 0, 0)
-    assert backend.rows(store, "SELECT COUNT(*) FROM entries") == [(HEAD_ENTRIES,)]
-    assert backend.rows(store, "SELECT COUNT(*) FROM entries WHERE source != 'import'") == [(0,)]
-    before = backend.rows(store, STATE_SQL)
+    assert db_rows(db, "SELECT COUNT(*) FROM entries") == [(HEAD_ENTRIES,)]
+    assert db_rows(db, "SELECT COUNT(*) FROM entries WHERE source != 'import'") == [(0,)]
+    before = db_rows(db, STATE_SQL)
 
     second = import_bank(head, store, isolated_home)
 
     assert second[:2] == (0, 0)
     assert second == (0, 0, HEAD_ENTRIES, 0)
-    assert backend.rows(store, STATE_SQL) == before
+    assert db_rows(db, STATE_SQL) == before
 
 
 def test_import_reads_the_global_store_markdown(tmp_path, isolated_home):

@@ -2,8 +2,9 @@
 
 `python -m memory_apps.writer` and `iflow-memory write` run in this process (`run_in_process`), except where the
 README's command line itself is the test (`process=True`); the injector runs as the process it is. What is stored
-and read back runs on both stores (`backend`); input checks that refuse before any store opens, and the SQLite
-file itself (a store that cannot be created, a corrupt file), are SQLite's only."""
+and read back runs on both stores (`backend`); where the entry comes from (file, stdin), input checks that refuse
+before any store opens, and the SQLite file itself (a store that cannot be created, a corrupt file) are SQLite's
+only."""
 
 from __future__ import annotations
 
@@ -108,7 +109,7 @@ def test_malformed_json_exits_1(tmp_path, isolated_home, raw):
     assert result.stdout == ""
 
 
-def test_entry_file_and_stdin(tmp_path, isolated_home, backend):
+def test_entry_file_and_stdin(tmp_path, isolated_home):
     store = tmp_path / "global-store"
     entry_file = tmp_path / "learning.json"
     entry_file.write_text(json.dumps(ENTRY), encoding="utf-8")
@@ -124,7 +125,7 @@ def test_entry_file_and_stdin(tmp_path, isolated_home, backend):
     assert from_stdin.returncode == 0, from_stdin.stderr
     assert from_stdin.stdout.strip() == f"Stored: From stdin (id: {content_hash(other['description'])})"
     assert missing.returncode == 1 and "missing.json" in missing.stderr
-    assert backend.rows(store, "SELECT COUNT(*) FROM entries") == [(2,)]
+    assert db_rows(store / "memory.db", "SELECT COUNT(*) FROM entries") == [(2,)]
 
 
 def test_store_that_cannot_be_created_exits_2(tmp_path, isolated_home):
