@@ -18,7 +18,7 @@ from tests.conftest import shared_fixture
 from tests.integration._backend import Backend
 from tests.integration._helpers import (
     app_env, copy_bank, db_rows, diagnostic_line, entries_per_section, entry_headers, make_realistic_project,
-    run_in_process, run_injector, write_settings,
+    run_in_process, run_injector, run_module, write_settings,
 )
 
 pytestmark = pytest.mark.slow
@@ -38,7 +38,10 @@ def test_realistic_project_gets_a_ranked_balanced_block(tmp_path, isolated_home,
     store = tmp_path / "global-store"
     store.mkdir()
 
-    result = run_injector(project, store, isolated_home, limit=20)
+    # The first session imports the whole bank: 30 s for it, so that a busy machine cannot turn this red (the
+    # hook's speed is measured in benchmarks/; a first import cut short is the interrupted-import tests' point).
+    result = run_module("memory_apps.injector", ["--project-root", project, "--global-store", store, "--limit", "20"],
+                        isolated_home, env={"IFLOW_MEMORY_SESSION_DEADLINE_S": "30"})
 
     assert result.returncode == 0, result.stderr
     out = result.stdout
