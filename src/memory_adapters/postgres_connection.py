@@ -4,6 +4,7 @@ transactions retried on deadlock or serialisation failure and psycopg's errors t
 from __future__ import annotations
 
 import math
+import os
 import random
 import socket
 import re
@@ -50,8 +51,44 @@ def utc(when: datetime) -> datetime:
     return when.astimezone(timezone.utc).replace(microsecond=0)
 
 
+class SharedConnection:
+    """One server connection for every store object of a process with the same URL and options: a host that
+    makes a store per request (and leaves dropped ones to the cycle collector) holds one connection, not one per
+    store, so a team's server never runs out of them. Its lock serialises the stores' statements."""
+
+    _open: dict[tuple, "SharedConnection"] = {}
+    _open_lock = threading.Lock()
+
+    def __init__(self, key: tuple) -> None:
+        self.key = key
+        self.lock = threading.RLock()
+        self.conn: Any = None
+        self.users = 0
+
+    @classmethod
+    def acquire(cls, url: str, statement_timeout_ms: int) -> "SharedConnection":
+        """The process's shared connection for these settings (a new process never shares its parent's)."""
+        key = (url, statement_timeout_ms, os.getpid())
+        with cls._open_lock:
+            shared = cls._open.setdefault(key, cls(key))
+            shared.users += 1
+            return shared
+
+    def release(self) -> None:
+        """One store is done with it; the last one closes the connection."""
+        with SharedConnection._open_lock:
+            self.users -= 1
+            if self.users > 0:
+                return
+            SharedConnection._open.pop(self.key, None)
+        with self.lock:
+            if self.conn is not None:
+                self.conn.close()
+                self.conn = None
+
+
 class PostgresConnection:
-    """The connection every part of the PostgreSQL store shares (one per store object, guarded by a lock)."""
+    """The connection every part of the PostgreSQL store uses: the process's shared one for its URL."""
 
     def __init__(self, url: str, connect_timeout: float = CONNECT_TIMEOUT_S, keyword_search: bool = True,
                  source_user: Optional[str] = None, statement_timeout_ms: int = 0,
@@ -63,31 +100,41 @@ class PostgresConnection:
         self.path = masked_url(url)  # what messages name: never the password
         self._connect_timeout = max(float(connect_timeout), 0.05)
         self._statement_timeout_ms = max(int(statement_timeout_ms), 0)
-        self._lock = threading.RLock()
         self._keyword_search = keyword_search
         self._source_user = source_user or _os_user()
         self._origin = origin or socket.gethostname()
         self._psycopg = psycopg_module()
-        self._conn: Any = None
-        with self._lock:
-            self._connect()
-            from memory_adapters.postgres_schema import migrate
+        self._shared: Optional[SharedConnection] = SharedConnection.acquire(url, self._statement_timeout_ms)
+        self._lock = self._shared.lock
+        try:
+            with self._lock:
+                conn = self._live()
+                from memory_adapters.postgres_schema import migrate
 
-            self._call(lambda: migrate(self._conn))
+                self._call(lambda: migrate(conn))
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def _conn(self) -> Any:
+        return self._shared.conn if self._shared is not None else None
 
     def _connect(self) -> None:
         """Open the connection within the connect timeout. libpq waits 2 s at the least, so a shorter timeout
         (a session start's) waits for the connection on a helper thread and gives up at its own time."""
+        if self._shared is None:
+            raise StorageError(f"the store of PostgreSQL at {self.path} is closed")
         options = {"autocommit": True, "application_name": "iflow-memory",
                    "connect_timeout": max(2, math.ceil(self._connect_timeout))}
         if self._statement_timeout_ms:
             options["options"] = f"-c statement_timeout={self._statement_timeout_ms}"
         try:
             if self._connect_timeout >= 2:
-                self._conn = self._psycopg.connect(self.url, **options)
+                self._shared.conn = self._psycopg.connect(self.url, **options)
             else:
-                self._conn = _connect_within(lambda: self._psycopg.connect(self.url, **options),
-                                             self._connect_timeout)
+                self._shared.conn = _connect_within(lambda: self._psycopg.connect(self.url, **options),
+                                                    self._connect_timeout)
         except self._psycopg.Error as exc:
             raise StorageError(f"cannot connect to PostgreSQL at {self.path}: {_first_line(exc)}") from exc
         except TimeoutError:
@@ -101,10 +148,10 @@ class PostgresConnection:
         return self._conn
 
     def close(self) -> None:
-        """Close the connection."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
+        """Let go of the shared connection (closed when no other store of this process uses it); idempotent."""
+        shared, self._shared = self._shared, None
+        if shared is not None:
+            shared.release()
 
     def _call(self, work: Callable[[], T]) -> T:
         try:

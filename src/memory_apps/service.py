@@ -49,6 +49,17 @@ class MemoryService:
         self._retrieval = KeptRetrieval(self.container)  # a warm search reuses the model, vectors and stats
         self._scopes: Optional[tuple[str, ...]] = None
 
+    def close(self) -> None:
+        """Close the store (on PostgreSQL, let go of the server connection); the service is done afterwards."""
+        with self._lock:
+            self.container.store().close()
+
+    def __enter__(self) -> "MemoryService":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     @property
     def project_name(self) -> str:
         """The base name of the project root (recorded as source_project)."""

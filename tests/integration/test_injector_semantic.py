@@ -66,7 +66,7 @@ def test_realistic_project_gets_a_ranked_balanced_block(tmp_path, isolated_home,
     assert backend.rows(store, "SELECT COUNT(*) FROM entries")[0][0] == HEAD_ENTRIES
 
 
-def test_three_injections_count_three_recalls(tmp_path, isolated_home, head_bank):
+def test_three_injections_count_three_recalls(tmp_path, isolated_home, head_bank, backend):
     """AC3: after 3 injection cycles every injected entry has recall_count 3 and the latest timestamp."""
     project = make_realistic_project(tmp_path / "parser-app", head_bank)
     # no embedding provider (keyword + prominence) and no size budget, so every entry is injected
@@ -82,7 +82,7 @@ def test_three_injections_count_three_recalls(tmp_path, isolated_home, head_bank
     tracking = json.loads((store / ".last-injection.json").read_text(encoding="utf-8"))
     assert tracking["entries_injected"] == HEAD_ENTRIES
     assert tracking["project"] == "parser-app"
-    rows = db_rows(store / "memory.db", "SELECT id, recall_count, last_recalled_at FROM entries")
+    rows = backend.rows(store, "SELECT id, recall_count, last_recalled_at FROM entries")
     assert len(rows) == HEAD_ENTRIES
     assert {(count, when) for _, count, when in rows} == {(3, tracking["timestamp"])}
 

@@ -146,3 +146,11 @@ def test_the_most_observed_entry_sets_the_prominence_scale_even_when_it_ranks_lo
     expected = ranker(whole).search(QUERY, 6)
     found = ranker(candidates, prominent=3).search(QUERY, 6)
     assert ranked(found) == ranked(expected)
+
+
+def test_no_limit_ranks_every_entry_even_from_a_candidate_source():
+    store = CandidateEntryStore(NOW)
+    store.ranking_stats = InMemoryEntryStore.ranking_stats.__get__(store)  # "no limit" reads them all
+    fill(store, [(["deploy", str(n)], 1, "low", n, 0, CATS[n % 3]) for n in range(30)])
+    found = ranker(store, prominent=3).run(QUERY, -1)
+    assert len(found.selected) == found.total == 30

@@ -123,7 +123,7 @@ class RetrieveAndRank:
               limit: int = 0) -> tuple[list[EntryStats], Optional[RankingSummary]]:
         """The entries to rank before any signal ran: every entry in scope, or, from a candidate source, the
         prominent ones (at least `limit`) and a summary of the rest (then `with_found` adds what signals find)."""
-        if isinstance(self._store, CandidateSource):
+        if isinstance(self._store, CandidateSource) and limit >= 0:  # -1: no limit, so every entry is ranked
             prominent = self._store.prominent_stats(max(self._prominent_candidates, limit), scopes)
             return prominent, self._store.ranking_summary(scopes)
         return self._store.ranking_stats(scopes), None
