@@ -21,7 +21,7 @@ from tests.integration._agreement import FIELDS, assert_agree, database_state, m
 
 POOL = 30
 WORKER = textwrap.dedent("""
-    import gc, json, os, random, sys, threading, time
+    import json, random, sys, threading, time
     from memory_apps.config import MemoryConfig
     from memory_apps.service import MemoryService
 
@@ -39,11 +39,6 @@ WORKER = textwrap.dedent("""
         while time.monotonic() < deadline:
             try:
                 if role == "host" and rng.random() < 0.3:
-                    if os.environ.get("IFLOW_MEMORY_DATABASE_URL"):
-                        # A dropped service keeps its server connection until the cycle collector runs: hosts
-                        # would exhaust max_connections (test_postgres_library_connections, reported).
-                        service = None
-                        gc.collect()
                     service = MemoryService(global_store=store, project_root=project, settings=settings)
                 n = rng.randrange(""" + str(POOL) + """)
                 if role == "host" and rng.random() < 0.4:
