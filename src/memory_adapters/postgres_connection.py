@@ -30,8 +30,8 @@ def masked_url(url: str) -> str:
         return "postgresql://…"
     if parts.password is None:
         return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    user, host = parts.netloc.rsplit("@", 1)  # the host part as written ([::1]:5432 keeps its brackets)
+    netloc = f"{user.split(':', 1)[0]}:***@{host}"
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 

@@ -15,8 +15,6 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 DATABASE_URL_ENV = "IFLOW_MEMORY_DATABASE_URL"
 SCHEMES = ("postgresql", "postgres")
-MASK = "***"
-_SECRET_PARAMETERS = {"password", "passfile", "sslpassword"}
 
 
 class DatabaseUrlError(ValueError):
@@ -63,20 +61,11 @@ def configured_url(configured: str, environ: Optional[Mapping[str, str]] = None)
 
 
 def mask_database_url(url: str) -> str:
-    """The URL with any password (in the user part or as a query parameter) replaced by ***."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparseable database URL>"
-    netloc = parts.netloc
-    if "@" in netloc:
-        user, host = netloc.rsplit("@", 1)
-        if ":" in user:
-            user = user.split(":", 1)[0] + ":" + MASK
-        netloc = f"{user}@{host}"
-    query = urlencode([(k, MASK if k.lower() in _SECRET_PARAMETERS else v)
-                       for k, v in parse_qsl(parts.query, keep_blank_values=True)], safe="*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    """The URL with any password (in the user part or as a query parameter) replaced by ***: the adapter's mask,
+    so every message of the program shows a URL the same way."""
+    from memory_adapters.postgres_connection import masked_url
+
+    return masked_url(url)
 
 
 def without_password(url: str) -> str:
