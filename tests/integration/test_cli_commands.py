@@ -5,7 +5,7 @@ they would have as a child); `inject` runs as the process it is, and one test ru
 script itself. A representative command of each kind runs on both stores (`fresh_on` and `populated`: the SQLite
 file, a PostgreSQL database): inject, embed and doctor, search, list, show, delete, stats, export then import.
 Import and write are on both in test_import_cli, test_cli_doorways and test_writer_cli; the markdown format of an
-export, help texts, usage errors and the global store's own directory are SQLite's only."""
+export, usage errors and the global store's own directory are SQLite's only; help texts are in test_cli_help."""
 
 from __future__ import annotations
 
@@ -19,18 +19,12 @@ import pytest
 
 from memory_core.hashing import content_hash
 from tests.integration._backend import URL_ENV, Backend
-from tests.integration._helpers import (
-    PYTHON, TIMEOUT_S, app_env, entry_headers, run_in_process, run_module, write_settings,
-)
+from tests.integration._helpers import entry_headers, run_in_process, run_module, write_settings
 
 pytestmark = pytest.mark.slow
 
 DEMO_PROJECT = Path(__file__).resolve().parents[2] / "examples" / "demo-project"
 DEMO_ENTRIES = 12
-SCRIPT = Path(PYTHON).parent / "iflow-memory"
-COMMANDS = ["inject", "write", "import", "embed", "search", "list", "show", "delete", "stats", "export", "doctor",
-            "serve", "hook", "install-claude"]
-
 PINNED = {
     "name": "Pin dependency versions",
     "description": "Pin dependency versions in a lockfile; floating version ranges broke the CI build twice.",
@@ -344,36 +338,6 @@ def test_export_round_trips_a_description_with_a_bullet_list(fresh, tmp_path, sp
 
     assert [row[0] for row in after] == [content_hash(entry["description"])], after
     assert after == before
-
-
-def test_help_of_every_command(tmp_path, isolated_home):
-    for command in [None, *COMMANDS]:
-        args = ["--help"] if command is None else [command, "--help"]
-        result = run_in_process("memory_apps.cli", args, isolated_home, cwd=tmp_path)
-        assert result.returncode == 0, (command, result.stderr)
-        assert "example" in result.stdout.lower(), (command, result.stdout)
-        assert "usage:" in result.stdout
-
-
-def test_serve_hook_and_install_claude_help(tmp_path, isolated_home):
-    serve = run_in_process("memory_apps.cli", ["serve", "--help"], isolated_home, cwd=tmp_path)
-    hook = run_in_process("memory_apps.cli", ["hook", "--help"], isolated_home, cwd=tmp_path)
-    install = run_in_process("memory_apps.cli", ["install-claude", "--help"], isolated_home, cwd=tmp_path)
-
-    assert serve.returncode == 0 and ".mcp.json" in serve.stdout and "--global-store" in serve.stdout
-    assert hook.returncode == 0 and "session-start" in hook.stdout and "clear and compact" in hook.stdout
-    assert install.returncode == 0 and "--project" in install.stdout
-
-
-def test_no_command_prints_help_and_exits_1(tmp_path, isolated_home):
-    """The console script the README documents, as a process of its own."""
-    result = subprocess.run([str(SCRIPT)], env=app_env(isolated_home), cwd=tmp_path, capture_output=True,
-                            text=True, timeout=TIMEOUT_S)
-
-    assert result.returncode == 1
-    assert "usage: iflow-memory" in result.stdout
-    for command in COMMANDS:
-        assert command in result.stdout
 
 
 def test_list_on_a_missing_store_exits_1_and_creates_nothing(tmp_path, isolated_home):
