@@ -15,6 +15,7 @@ from memory_adapters.postgres_connection import masked_url, psycopg_module, utc
 from memory_adapters.postgres_rows import COLUMNS, entry_of
 from memory_adapters.postgres_vectors import float32_bytes
 from memory_adapters.sqlite_rows import dumps
+from memory_adapters.copy_pages import PagedEntryRows
 from memory_adapters.store_copy import CopiedEntry
 from memory_core.errors import StorageError
 
@@ -58,9 +59,10 @@ def _vector(value: Any) -> Any:
     return None if value is None else float32_bytes(bytes(value))
 
 
-class PostgresCopyTables:
+class PostgresCopyTables(PagedEntryRows):
     """CopyTables over one PostgresEntryStore's connection (its lock, retries and error translation)."""
 
+    _select, _order, _mark = _SELECT, "seq", "%s"
     keeps_source_user = True
 
     def __init__(self, store: "PostgresEntryStore") -> None:
@@ -70,15 +72,6 @@ class PostgresCopyTables:
     def identity(self) -> tuple:
         """The server process and the database's oid."""
         return ("postgres", *self._store._read(_IDENTITY)[0])
-
-    def count(self) -> int:
-        """The number of entry rows."""
-        return self._store.count()
-
-    def entry_page(self, after: int, limit: int) -> tuple[list[CopiedEntry], int, int]:
-        """Up to `limit` rows after `seq` `after`: (readable entries, last seq, rows read)."""
-        rows = self._store._read(f"{_SELECT} WHERE seq > %s ORDER BY seq LIMIT %s", (after, limit))
-        return self._copied(rows), (rows[-1][17] if rows else after), len(rows)
 
     def entries_by_id(self, ids: Sequence[str]) -> dict[str, CopiedEntry]:
         """The stored entries among these ids."""
@@ -139,10 +132,6 @@ class PostgresCopyTables:
             return removed
 
         return self._store._in_tx(work)
-
-    def set_metadata(self, key: str, value: str) -> None:
-        """Write one `_metadata` value (pinning the dimensions builds the HNSW index)."""
-        self._store.set_metadata(key, value)
 
 
 def _params(copied: CopiedEntry) -> tuple:

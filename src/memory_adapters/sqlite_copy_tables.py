@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from memory_adapters.sqlite_connection import from_text, to_text
 from memory_adapters.sqlite_rows import COLUMNS, blob, dumps, row_entry
+from memory_adapters.copy_pages import PagedEntryRows
 from memory_adapters.store_copy import CopiedEntry
 
 if TYPE_CHECKING:
@@ -31,9 +32,10 @@ def float32_or_none(value: Any) -> Optional[bytes]:
     return None
 
 
-class SqliteCopyTables:
+class SqliteCopyTables(PagedEntryRows):
     """CopyTables over one SqliteEntryStore's connection (its lock, retries and error translation)."""
 
+    _select, _order, _mark = _SELECT, "rowid", "?"
     keeps_source_user = False
 
     def __init__(self, store: "SqliteEntryStore") -> None:
@@ -44,15 +46,6 @@ class SqliteCopyTables:
         """The file's device and inode."""
         stat = os.stat(self._store.path)
         return ("sqlite", stat.st_dev, stat.st_ino)
-
-    def count(self) -> int:
-        """The number of entry rows."""
-        return self._store.count()
-
-    def entry_page(self, after: int, limit: int) -> tuple[list[CopiedEntry], int, int]:
-        """Up to `limit` rows after rowid `after`: (readable entries, last rowid, rows read)."""
-        rows = self._store._read(f"{_SELECT} WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
-        return self._copied(rows), (rows[-1][17] if rows else after), len(rows)
 
     def entries_by_id(self, ids: Sequence[str]) -> dict[str, CopiedEntry]:
         """The stored entries among these ids."""
@@ -115,10 +108,6 @@ class SqliteCopyTables:
                 conn.execute("INSERT INTO deleted_entries (id, deleted_at) VALUES (?, ?) ON CONFLICT(id) "
                              "DO UPDATE SET deleted_at = excluded.deleted_at", (entry_id, to_text(when)))
         return removed
-
-    def set_metadata(self, key: str, value: str) -> None:
-        """Write one `_metadata` value."""
-        self._store.set_metadata(key, value)
 
 
 def _params(copied: CopiedEntry) -> tuple:
