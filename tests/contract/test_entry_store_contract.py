@@ -240,13 +240,6 @@ class EntryStoreContract:
         store.upsert(draft("Only project B", scope="git:bbb"), T0)
         assert [s.id for s in store.ranking_stats(["git:aaa"])] == []
 
-    def test_entries_survive_reopening(self, store, make_store):
-        if self.backend == "fake":
-            pytest.skip("the fake lives in memory only")
-        entry_id = store.upsert(draft(keywords=["sqlite-wal"]), T0).entry_id
-        reopened = make_store(self.backend).get(entry_id)
-        assert reopened.keywords == ["sqlite-wal"] and reopened.created_at == T0
-
     def test_ranking_stats_follow_reinforcement_and_deletion(self, store):
         entry_id = store.upsert(draft(), T0).entry_id
         later = T0 + timedelta(days=2)
@@ -257,7 +250,16 @@ class EntryStoreContract:
         assert store.ranking_stats() == []
 
 
-class TestSqliteEntryStore(EntryStoreContract):
+class DurableEntryStoreContract(EntryStoreContract):
+    """What a store on disk or on a server shows beyond the contract (the fake lives in memory only)."""
+
+    def test_entries_survive_reopening(self, store, make_store):
+        entry_id = store.upsert(draft(keywords=["sqlite-wal"]), T0).entry_id
+        reopened = make_store(self.backend).get(entry_id)
+        assert reopened.keywords == ["sqlite-wal"] and reopened.created_at == T0
+
+
+class TestSqliteEntryStore(DurableEntryStoreContract):
     backend = "sqlite"
 
     def test_ranking_stats_clean_hand_edited_rows_like_the_full_read(self, store, tmp_path):
@@ -283,8 +285,7 @@ class TestSqliteEntryStore(EntryStoreContract):
         assert stats[ids[3]].updated_ts == pytest.approx(1772359200.0, abs=1e-3)  # naive means UTC
 
 
-
-class TestPostgresEntryStore(EntryStoreContract):
+class TestPostgresEntryStore(DurableEntryStoreContract):
     backend = "postgres"
 
     def test_entries_record_who_wrote_them(self, store):
