@@ -42,7 +42,7 @@ def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=10, help="timed hook rounds and in-process sessions per size")
     parser.add_argument("--calls", type=int, default=30, help="timed searches per size")
     parser.add_argument("--writers", type=_ints, default=(1, 2, 4, 8), help="writer process counts")
-    parser.add_argument("--writes", type=int, default=200, help="upserts per writer process")
+    parser.add_argument("--writes", type=int, default=1000, help="upserts per writer process")
     parser.add_argument("--explain-sizes", type=_ints, default=None, help="default: the largest size")
     parser.add_argument("--url", default=None, help="an existing server (postgresql://…/postgres) instead")
     parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR), help="the pgserver data directory (kept)")
