@@ -16,6 +16,12 @@ from memory_core.records import CATEGORIES, EntryStats
 _ORDERS = ("observation_count DESC, id", "updated_at DESC, id", "recall_count DESC, id")
 
 
+_SPLIT_COUNT = ("SELECT (SELECT COUNT(*) FROM entries WHERE scope IS NULL) + (SELECT COUNT(*) FROM (SELECT id FROM "
+                "entries WHERE scope = ANY(%s) UNION SELECT s.id FROM entry_scopes s JOIN entries e USING (id) "
+                "WHERE s.scope = ANY(%s) AND e.scope IS NOT NULL) mine), (SELECT COUNT(*) FROM entries "
+                "WHERE embedding IS NULL")
+
+
 def _scoped(scopes: Optional[Sequence[str]]) -> tuple[str, tuple]:
     """The WHERE clause and parameters that keep universal entries and those of `scopes` (everything for None)."""
     if scopes is None:
@@ -28,9 +34,14 @@ class PostgresCandidates(PostgresConnection):
 
     def ranking_summary(self, scopes: Optional[Sequence[str]] = None) -> RankingSummary:
         """How many entries are in scope, and how many of them have no vector yet (one round trip)."""
+        if scopes is None:
+            total, pending = self._read("SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries")[0]
+            return RankingSummary(int(total), int(pending))
         where, params = _scoped(scopes)
-        total, pending = self._read("SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries"
-                                    + where, params)[0]
+        # Universal entries, plus this project's (its own and those its bank holds too): index scans at 1M, where
+        # one COUNT over the OR of the three reads every row.
+        in_scope = where.replace(" WHERE ", " AND ", 1)
+        total, pending = self._read(f"{_SPLIT_COUNT}{in_scope})", (list(scopes), list(scopes), *params))[0]
         return RankingSummary(int(total), int(pending))
 
     def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:

@@ -154,3 +154,20 @@ def test_no_limit_ranks_every_entry_even_from_a_candidate_source():
     fill(store, [(["deploy", str(n)], 1, "low", n, 0, CATS[n % 3]) for n in range(30)])
     found = ranker(store, prominent=3).run(QUERY, -1)
     assert len(found.selected) == found.total == 30
+
+
+def test_a_keyword_search_that_fails_costs_only_the_keyword_signal():
+    from memory_core.errors import StorageError
+    from memory_core.usecases.retrieve import KEYWORD_SEARCH_FAILED
+
+    store = CandidateEntryStore(NOW)
+    embedder = FakeEmbedder(dimensions=16)
+    fill(store, [([w], 1, "low", 1, 0, CATS[n % 3]) for n, w in enumerate(WORDS)], embedder)
+
+    def cancelled(match, limit):
+        raise StorageError("PostgreSQL at postgresql://team:***@db/memory: canceling statement due to timeout")
+
+    store.keyword_search = cancelled
+    found = ranker(store, embedder, prominent=3).run(QUERY, 5)
+    assert found.vector.ran and not found.keyword.ran and found.keyword.reason == KEYWORD_SEARCH_FAILED
+    assert len(found.selected) == 5

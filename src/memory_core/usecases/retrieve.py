@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Mapping, Optional, Sequence
 
-from memory_core.errors import EmbeddingError
+from memory_core.errors import DatabaseCorrupt, EmbeddingError, StorageError
 from memory_core.fts_query import sanitise_fts_query
 from memory_core.records import Entry, EntryStats
 from memory_core.ports.candidate_source import PROMINENT_CANDIDATES, CandidateSource, RankingSummary
@@ -30,6 +30,7 @@ PROMINENCE_KEPT_SECONDS = 60
 RANKINGS = ("spec", "relevance")
 """`spec`: the spec 001 formula (divide-by-max, fixed weights); `relevance`: relevance_fusion (ADR 18)."""
 NO_VECTORS_YET = "no entry has a vector yet"
+KEYWORD_SEARCH_FAILED = "keyword search did not finish (database busy or slow)"
 _ID, _CATEGORY = attrgetter("id"), attrgetter("category")
 
 
@@ -293,7 +294,12 @@ class RetrieveAndRank:
         match = sanitise_fts_query(query)
         if match is None:
             return {}, SignalReport(reason="context has no searchable words")
-        scores = index.keyword_search(match, KEYWORD_CANDIDATES)
+        try:
+            scores = index.keyword_search(match, KEYWORD_CANDIDATES)
+        except DatabaseCorrupt:
+            raise
+        except StorageError:  # a busy database, a server's statement timeout: the other signals still rank
+            return {}, SignalReport(reason=KEYWORD_SEARCH_FAILED)
         return scores, SignalReport(ran=True, matches=len(scores))
 
 
