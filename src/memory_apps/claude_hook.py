@@ -48,7 +48,7 @@ def session_start(project_root: Optional[str] = None, global_store: Optional[str
         emit("")
     else:
         answer_session(_project_root(event, project_root), global_store, limit,
-                       session_deadline(process_start=fast_exit), emit)
+                       session_deadline(process_start=fast_exit), emit, watchdog=fast_exit)
     if fast_exit:
         sys.stderr.flush()
         os._exit(0)  # no teardown cost; the embedding worker must neither keep the hook alive nor crash it

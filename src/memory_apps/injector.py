@@ -50,7 +50,7 @@ def inject(args: argparse.Namespace) -> int:
 
     fast_exit = args_fast_exit(args)
     answer_session(args.project_root, args.global_store, args.limit, session_deadline(process_start=fast_exit),
-                   print_block)
+                   print_block, watchdog=fast_exit)
     if fast_exit:
         # Nothing is left to write: skip interpreter teardown (50-100 ms at 10k entries), and never wait for
         # the embedding worker. SQLite has committed; its WAL is checkpointed by the next writer.

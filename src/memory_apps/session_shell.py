@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Callable, Optional
 
 from memory_core.deadline import Deadline
@@ -34,16 +35,25 @@ def deadline_seconds(default: float) -> float:
     return min(max(value, 0.5), 60.0) if value == value else default  # NaN: the default
 
 
+WATCHDOG_GRACE_S = 0.6
+"""How long after its deadline a hook process may still be busy (a server that stopped answering, a write after
+the block) before the watchdog answers from markdown, if nothing is out yet, and ends the process."""
+
+
 def answer_session(project_root: str, global_store: Optional[str], limit: Optional[int], deadline: Deadline,
-                   emit: Callable[[str], Optional[bool]]) -> str:
-    """Load the project's settings, run the session start and hand the block to `emit` (once); never raises."""
+                   emit: Callable[[str], Optional[bool]], watchdog: bool = False) -> str:
+    """Load the project's settings, run the session start and hand the block to `emit` (once); never raises.
+    With `watchdog` (a hook process of its own), the process ends WATCHDOG_GRACE_S after the deadline whatever
+    it waits for, having printed the markdown pipeline's block if the semantic one was not out yet."""
     emitted: list[str] = []
+    lock = threading.Lock()
 
     def emit_once(block: str) -> Optional[bool]:
-        if emitted:
-            return False
-        emitted.append(block)
-        return emit(block)
+        with lock:
+            if emitted:
+                return False
+            emitted.append(block)
+            return emit(block)
 
     try:
         from memory_apps.config import load_config
@@ -54,9 +64,32 @@ def answer_session(project_root: str, global_store: Optional[str], limit: Option
         settings = load_config(project_root)
         store = global_store_dir(global_store)
         request = InjectRequest(project_root, store, settings.injection_limit if limit is None else limit)
+        if watchdog:
+            _start_watchdog(request, deadline, emit_once)
         return run_injection(request, settings, lambda: HookWiring(settings, store), deadline, emit_once)
     except BaseException as exc:  # noqa: BLE001 - a session start must never crash its hook
         if not isinstance(exc, KeyboardInterrupt):
             print(f"iflow-memory: injection failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         emit_once("")
         return emitted[0] if emitted else ""
+
+
+def _start_watchdog(request, deadline: Deadline, emit_once: Callable[[str], Optional[bool]]) -> None:
+    """A daemon timer that ends a hook process stuck past its deadline (a database that stopped answering:
+    no client-side read timeout covers that), answering from markdown first when nothing was printed."""
+    def fire() -> None:
+        try:
+            from datetime import datetime, timezone
+
+            from memory_apps.injection import legacy_injection
+
+            print("iflow-memory: the session start did not finish by its deadline (a database that stopped "
+                  "answering?); ending it", file=sys.stderr)
+            emit_once(legacy_injection(request, datetime.now(timezone.utc), "session start did not finish in time"))
+        finally:
+            sys.stderr.flush()
+            os._exit(0)
+
+    timer = threading.Timer(max(deadline.remaining(), 0.0) + WATCHDOG_GRACE_S, fire)
+    timer.daemon = True
+    timer.start()
