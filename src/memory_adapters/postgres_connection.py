@@ -12,7 +12,7 @@ import threading
 import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Optional, Sequence, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote
 
 from memory_core.errors import StorageError
 
@@ -21,18 +21,44 @@ TX_RETRIES = 5
 T = TypeVar("T")
 
 
+_PASSWORD_PARAMETER = re.compile(r"(?i)(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|[^&\s]*)")
+
+
 def masked_url(url: str) -> str:
-    """The URL (or key=value string) with its password replaced by `***` (safe to print)."""
-    url = re.sub(r"(password=)[^&\s]*", r"\1***", url)
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "postgresql://…"
-    if parts.password is None:
+    """The URL (or key=value string) with its password replaced by `***` (safe to print): everything between
+    `user:` and the last `@` before the query, whatever it holds, and every `password=` value, quoted or not."""
+    url = _PASSWORD_PARAMETER.sub(r"\1***", url)
+    scheme, found, rest = url.partition("://")
+    if not found:
         return url
-    user, host = parts.netloc.rsplit("@", 1)  # the host part as written ([::1]:5432 keeps its brackets)
-    netloc = f"{user.split(':', 1)[0]}:***@{host}"
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    end = rest.find("?") if "?" in rest else len(rest)
+    at = rest.rfind("@", 0, end)
+    if at < 0 or ":" not in rest[:at]:
+        return url
+    return f"{scheme}://{rest[:at].split(':', 1)[0]}:***{rest[at:]}"
+
+
+def url_secrets(url: str) -> list[str]:
+    """The password of the URL as written and decoded, and its `password=` values: what an error message quoting
+    the URL (libpq's parse errors do) must never show."""
+    secrets = []
+    _, _, rest = url.partition("://")
+    end = rest.find("?") if "?" in rest else len(rest)
+    at = rest.rfind("@", 0, end)
+    if at >= 0 and ":" in rest[:at]:
+        raw = rest[:at].split(":", 1)[1]
+        secrets += [raw, unquote(raw)]
+    for match in _PASSWORD_PARAMETER.finditer(url):
+        value = match.group(2).strip("'")
+        secrets += [value, unquote(value)]
+    return sorted({s for s in secrets if s}, key=len, reverse=True)
+
+
+def scrubbed(text: str, url: str) -> str:
+    """`text` with every secret of `url` replaced by `***`."""
+    for secret in url_secrets(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 def psycopg_module():
@@ -136,7 +162,8 @@ class PostgresConnection:
                 self._shared.conn = _connect_within(lambda: self._psycopg.connect(self.url, **options),
                                                     self._connect_timeout)
         except self._psycopg.Error as exc:
-            raise StorageError(f"cannot connect to PostgreSQL at {self.path}: {_first_line(exc)}") from exc
+            why = scrubbed(_first_line(exc), self.url)  # libpq's parse errors quote the URL's parts
+            raise StorageError(f"cannot connect to PostgreSQL at {self.path}: {why}") from None
         except TimeoutError:
             raise StorageError(f"cannot connect to PostgreSQL at {self.path}: no answer within "
                                f"{self._connect_timeout:.2g} s") from None
@@ -157,7 +184,7 @@ class PostgresConnection:
         try:
             return work()
         except self._psycopg.Error as exc:
-            raise StorageError(f"PostgreSQL at {self.path}: {_first_line(exc)}") from exc
+            raise StorageError(f"PostgreSQL at {self.path}: {scrubbed(_first_line(exc), self.url)}") from exc
 
     def _in_tx(self, work: Callable[[Any], T]) -> T:
         """Run `work(conn)` in one short transaction; a deadlock or serialisation failure is retried."""
@@ -170,10 +197,11 @@ class PostgresConnection:
                         return work(conn)
                 except (errors.DeadlockDetected, errors.SerializationFailure) as exc:
                     if attempt == TX_RETRIES - 1:
-                        raise StorageError(f"PostgreSQL at {self.path}: {_first_line(exc)}") from exc
+                        raise StorageError(f"PostgreSQL at {self.path}: {scrubbed(_first_line(exc), self.url)}") from exc
                     time.sleep(0.01 * (2 ** attempt) * (1 + random.random()))
                 except self._psycopg.Error as exc:
-                    raise StorageError(f"write to PostgreSQL at {self.path} failed: {_first_line(exc)}") from exc
+                    why = scrubbed(_first_line(exc), self.url)
+                    raise StorageError(f"write to PostgreSQL at {self.path} failed: {why}") from exc
         raise AssertionError("unreachable")
 
     def _write(self, sql: str, params: Sequence = ()) -> int:

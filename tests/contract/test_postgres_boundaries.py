@@ -53,3 +53,12 @@ def test_an_unreachable_server_fails_fast_and_never_shows_the_password():
 ])
 def test_masked_url(url, shown):
     assert masked_url(url) == shown
+
+
+def test_a_password_libpq_cannot_parse_never_shows_in_the_error():
+    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_core.errors import StorageError
+
+    with pytest.raises(StorageError) as caught:
+        PostgresEntryStore("postgresql://team:p%zzUnencodedSecret@127.0.0.1:1/memory", connect_timeout=2)
+    assert "UnencodedSecret" not in str(caught.value) and caught.value.__cause__ is None

@@ -77,3 +77,21 @@ def test_a_password_parameter_is_removed_too():
 def test_the_process_environment_is_read_when_none_is_given(monkeypatch):
     monkeypatch.setitem(os.environ, DATABASE_URL_ENV, "postgresql://me@localhost/memory")
     assert choose_database("").url == "postgresql://me@localhost/memory"
+
+
+@pytest.mark.parametrize("url", [
+    f"postgresql://team:{SECRET}/x@db.example/memory",  # a slash in the password
+    f"postgresql://team:{SECRET}#1@db.example/memory",  # a hash
+    f"host=db.example user=team password='{SECRET} x'",  # libpq's key=value form, quoted
+    f"postgresql://team@db.example/memory?PASSWORD={SECRET}",
+])
+def test_odd_passwords_are_masked_whole(url):
+    shown = mask_database_url(url)
+    assert SECRET not in shown and "***" in shown and "db.example" in shown
+
+
+def test_an_error_that_quotes_the_password_is_scrubbed():
+    from memory_adapters.postgres_connection import scrubbed
+
+    url = "postgresql://team:p%zz" + SECRET + "@db.example/memory"
+    assert SECRET not in scrubbed(f'invalid percent-encoded token: "p%zz{SECRET}"', url)
