@@ -44,9 +44,9 @@ def sqlite_store(db_path: str, fts5: bool, full_check: bool, busy_timeout_ms: in
 def postgres_store(database_url: str, global_store: str, fts5: bool, connect_timeout_s: float,
                    statement_timeout_ms: int):
     """The PostgreSQL entry store (keyword, reference and candidate source too), replaying the markdown this
-    machine's global store owes; StorageError, naming the URL with its password masked, when the URL is not a
-    PostgreSQL one or the server does not answer in time."""
-    import socket
+    machine's global store owes (the store's `machine-id`); StorageError, naming the URL with its password masked,
+    when the URL is not a PostgreSQL one or the server does not answer in time."""
+    from memory_adapters.machine_identity import machine_id
 
     from memory_apps.database_url import DatabaseUrlError, check_database_url
     from memory_core.errors import StorageError
@@ -59,7 +59,7 @@ def postgres_store(database_url: str, global_store: str, fts5: bool, connect_tim
 
     return PostgresEntryStore(database_url, connect_timeout=connect_timeout_s, keyword_search=fts5,
                               statement_timeout_ms=statement_timeout_ms,
-                              origin=f"{socket.gethostname()}:{os.path.abspath(global_store)}")
+                              origin=machine_id(global_store))
 
 
 def entry_store(db_path: str, database_url: Optional[str], global_store: str, fts5: bool, full_check: bool,
