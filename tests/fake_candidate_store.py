@@ -27,15 +27,17 @@ class CandidateEntryStore(InMemoryEntryStore):
     def _in_scope(self, scopes: Optional[Sequence[str]]) -> list[EntryStats]:
         return super().ranking_stats(scopes)
 
-    def ranking_summary(self, scopes: Optional[Sequence[str]] = None) -> RankingSummary:
-        """Entries in scope, and how many lack a vector."""
-        stats = self._in_scope(scopes)
+    def ranking_summary(self, scopes: Optional[Sequence[str]] = None,
+                        category: Optional[str] = None) -> RankingSummary:
+        """Entries in scope (of `category`), and how many lack a vector."""
+        stats = [s for s in self._in_scope(scopes) if category is None or s.category == category]
         return RankingSummary(len(stats), sum(1 for s in stats if not s.has_embedding))
 
-    def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
+    def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None,
+                        category: Optional[str] = None) -> list[EntryStats]:
         """The `limit` entries of highest prominence (ties by id) and the first few of each category, plus the
-        most observed one."""
-        stats = self._in_scope(scopes)
+        most observed one (all of `category`, when given)."""
+        stats = [s for s in self._in_scope(scopes) if category is None or s.category == category]
         prominence = final_scores(stats, {}, {}, Weights(0.0, 0.0, 1.0), self.now)[0]
         ordered = sorted(stats, key=lambda s: (-prominence[s.id], s.id))
         chosen = {s.id: s for s in ordered[:limit]}

@@ -32,8 +32,16 @@ def _scoped(scopes: Optional[Sequence[str]]) -> tuple[str, tuple]:
 class PostgresCandidates(PostgresConnection):
     """Implements CandidateSource: prominent entries from indexes, the found ones by id, counts in SQL."""
 
-    def ranking_summary(self, scopes: Optional[Sequence[str]] = None) -> RankingSummary:
-        """How many entries are in scope, and how many of them have no vector yet (one round trip)."""
+    def ranking_summary(self, scopes: Optional[Sequence[str]] = None,
+                        category: Optional[str] = None) -> RankingSummary:
+        """How many entries are in scope (of `category`, when given), and how many of them have no vector yet
+        (one round trip)."""
+        if category is not None:  # a search of one category: its index narrows the count
+            where, params = _scoped(scopes)
+            where = f"{where} AND category = %s" if where else " WHERE category = %s"
+            total, pending = self._read("SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries"
+                                        + where, (*params, category))[0]
+            return RankingSummary(int(total), int(pending))
         if scopes is None:
             total, pending = self._read("SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries")[0]
             return RankingSummary(int(total), int(pending))
@@ -44,18 +52,24 @@ class PostgresCandidates(PostgresConnection):
         total, pending = self._read(f"{_SPLIT_COUNT}{in_scope})", (list(scopes), list(scopes), *params))[0]
         return RankingSummary(int(total), int(pending))
 
-    def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
+    def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None,
+                        category: Optional[str] = None) -> list[EntryStats]:
         """Up to `limit` most observed, most recent and most recalled entries in scope, and as many of each
-        category as the balanced selection may take (one round trip, each part read from an index)."""
+        category as the balanced selection may take (one round trip, each part read from an index); with
+        `category`, `limit` of each order within it."""
         where, params = _scoped(scopes)
         in_category = f"{where} AND category = %s" if where else " WHERE category = %s"
         parts, values = [], []
         for order in _ORDERS:
+            if category is not None:
+                parts.append(f"({RANKING_SELECT}{in_category} ORDER BY {order} LIMIT %s)")
+                values += [*params, category, int(limit)]
+                continue
             parts.append(f"({RANKING_SELECT}{where} ORDER BY {order} LIMIT %s)")
             values += [*params, int(limit)]
-            for category in CATEGORIES:
+            for each in CATEGORIES:
                 parts.append(f"({RANKING_SELECT}{in_category} ORDER BY {order} LIMIT %s)")
-                values += [*params, category, PER_CATEGORY_CANDIDATES]
+                values += [*params, each, PER_CATEGORY_CANDIDATES]
         rows = self._read(" UNION ".join(parts), tuple(values))
         return sorted(map(EntryStats._make, rows), key=lambda s: (-s.observation_count, s.id))
 

@@ -94,3 +94,15 @@ def test_the_prominent_entries_hold_the_best_few_of_every_category(candidates):
         quiet.append(candidates.upsert(draft, T0 - timedelta(days=n)).entry_id)
     chosen = {s.id for s in candidates.prominent_stats(2)}
     assert set(quiet[:3]) <= chosen  # the newest three heuristics
+
+
+def test_one_category_is_counted_and_named_on_its_own(candidates):
+    for n in range(12):
+        put(candidates, n, observations=5, days=30, recalls=3)  # patterns, prominent
+    quiet = []
+    for n in range(20, 30):
+        draft = EntryDraft(name=f"quiet {n}", description=f"a quiet heuristic {n}", category="heuristics")
+        quiet.append(candidates.upsert(draft, T0 - timedelta(days=n)).entry_id)
+    assert candidates.ranking_summary(None, "heuristics") == (10, 10)
+    chosen = candidates.prominent_stats(6, None, "heuristics")
+    assert {s.category for s in chosen} == {"heuristics"} and len(chosen) >= 6

@@ -171,3 +171,15 @@ def test_a_keyword_search_that_fails_costs_only_the_keyword_signal():
     found = ranker(store, embedder, prominent=3).run(QUERY, 5)
     assert found.vector.ran and not found.keyword.ran and found.keyword.reason == KEYWORD_SEARCH_FAILED
     assert len(found.selected) == 5
+
+
+def test_a_search_of_one_category_over_candidates_finds_what_the_whole_store_finds():
+    specs = [(["deploy", str(n)], 5, "high", 1, 4, "patterns") for n in range(30)]
+    specs += [(["lock", str(n)], 1, "low", 60 + n, 0, "heuristics") for n in range(12)]
+    whole, candidates = InMemoryEntryStore(), CandidateEntryStore(NOW)
+    fill(whole, specs)
+    fill(candidates, specs)
+    expected = ranker(whole).search(QUERY, 10, category="heuristics")
+    found = ranker(candidates, prominent=3).search(QUERY, 10, category="heuristics")
+    assert ranked(found) == ranked(expected) and len(found.selected) == 10
+    assert found.total == expected.total == 12

@@ -26,15 +26,18 @@ class CandidateSource(Protocol):
     """A store that ranks candidates instead of every entry: the entries the vector and keyword signals found,
     plus the prominent ones. A store without it is ranked whole (`EntryStore.ranking_stats`)."""
 
-    def ranking_summary(self, scopes: Optional[Sequence[str]] = None) -> RankingSummary:
-        """How many entries are in scope, and how many of them still lack a vector."""
+    def ranking_summary(self, scopes: Optional[Sequence[str]] = None,
+                        category: Optional[str] = None) -> RankingSummary:
+        """How many entries are in scope (of `category`, when given), and how many of them still lack a vector."""
         ...
 
-    def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
+    def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None,
+                        category: Optional[str] = None) -> list[EntryStats]:
         """Ranking fields of the entries in scope that prominence favours (most observed, most recent, most
         recalled, from indexes): `limit` of them overall and PER_CATEGORY_CANDIDATES of each category (the
         balanced selection takes that many of a category an entry of which no signal found); always holds the
-        entry with the most observations in scope, so prominence is normalised as over every entry."""
+        entry with the most observations in scope, so prominence is normalised as over every entry. With
+        `category`, the same within that category (a search of one category)."""
         ...
 
     def ranking_stats_of(self, entry_ids: Sequence[str], scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:

@@ -112,7 +112,7 @@ class RetrieveAndRank:
             changed_files: Sequence[str] = (), passage_texts: Sequence[str] = ()) -> Retrieval:
         """Retrieve candidates (universal and `scopes`' entries) and return the category-balanced selection
         (`passage_texts`: the context's passages, see `query_passages`, for the `relevance` ranking)."""
-        stats, summary = self.basis(scopes, limit)
+        stats, summary = self.basis(scopes, limit, category)
         vector_scores, vector = self.vector_signal(context_query, stats, summary)
         keyword_scores, keyword = self.keyword_signal(context_query)
         passages = self.passage_signals(passage_texts, stats, summary=summary) if self.uses_passages else []
@@ -120,13 +120,14 @@ class RetrieveAndRank:
         return self.rank(context_query, stats, (vector_scores, vector), (keyword_scores, keyword), limit,
                          changed_files=changed_files, passages=passages, summary=summary)
 
-    def basis(self, scopes: Optional[Sequence[str]] = None,
-              limit: int = 0) -> tuple[list[EntryStats], Optional[RankingSummary]]:
+    def basis(self, scopes: Optional[Sequence[str]] = None, limit: int = 0,
+              category: Optional[str] = None) -> tuple[list[EntryStats], Optional[RankingSummary]]:
         """The entries to rank before any signal ran: every entry in scope, or, from a candidate source, the
-        prominent ones (at least `limit`) and a summary of the rest (then `with_found` adds what signals find)."""
+        prominent ones (at least `limit`; of `category` when given) and a summary of the rest (then `with_found`
+        adds what the signals find)."""
         if isinstance(self._store, CandidateSource) and limit >= 0:  # -1: no limit, so every entry is ranked
-            prominent = self._store.prominent_stats(max(self._prominent_candidates, limit), scopes)
-            return prominent, self._store.ranking_summary(scopes)
+            prominent = self._store.prominent_stats(max(self._prominent_candidates, limit), scopes, category)
+            return prominent, self._store.ranking_summary(scopes, category)
         return self._store.ranking_stats(scopes), None
 
     def with_found(self, stats: list[EntryStats], summary: Optional[RankingSummary],
@@ -201,7 +202,7 @@ class RetrieveAndRank:
                scopes: Optional[Sequence[str]] = None) -> Retrieval:
         """Rank entries for an explicit query by score alone (no category balancing), optionally one category;
         with `scopes`, only universal entries and those scopes' ones."""
-        stats, summary = self.basis(scopes, limit)
+        stats, summary = self.basis(scopes, limit, category)
         keyword_scores, keyword = self.keyword_signal(query)  # first: a host may be embedding the query meanwhile
         vector_scores, vector = self.vector_signal(query, stats, summary)
         stats = self.with_found(stats, summary, scopes, vector_scores, keyword_scores)
@@ -222,7 +223,7 @@ class RetrieveAndRank:
             top += [kept.by_id[i] for i in _best(scores, kept.ids - found, limit - len(top))]
         entries = {e.id: e for e in self._store.get_many([s.id for s in top])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in top if s.id in entries]
-        total = len(stats) if summary is None or category is not None else summary.total
+        total = len(stats) if summary is None else summary.total
         return Retrieval(selected=selected, total=total, context_query=query, vector=vector,
                          keyword=keyword, weights=used)
 
