@@ -112,7 +112,7 @@ class RetrieveAndRank:
             changed_files: Sequence[str] = (), passage_texts: Sequence[str] = ()) -> Retrieval:
         """Retrieve candidates (universal and `scopes`' entries) and return the category-balanced selection
         (`passage_texts`: the context's passages, see `query_passages`, for the `relevance` ranking)."""
-        stats, summary = self.basis(scopes, limit, category)
+        stats, summary = self.basis(scopes, limit)
         vector_scores, vector = self.vector_signal(context_query, stats, summary)
         keyword_scores, keyword = self.keyword_signal(context_query)
         passages = self.passage_signals(passage_texts, stats, summary=summary) if self.uses_passages else []
