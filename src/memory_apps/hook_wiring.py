@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from memory_apps.config import MemoryConfig
-from memory_apps.container_config import container_values
+from memory_apps.container_config import HOOK_CONNECT_TIMEOUT_S, HOOK_STATEMENT_TIMEOUT_MS, container_values
 from memory_apps.embedding_setup import NO_EMBEDDER
 from memory_apps.use_case_factories import RECIPES
 
@@ -36,8 +36,12 @@ class HookWiring:
     """Implements SessionWiring: builds what a session start asks for from the recipes, lazily; a shared
     recipe once (as the container's Singleton), the others on every request (as its Factory)."""
 
-    def __init__(self, settings: MemoryConfig, global_store: str, project_root: Optional[str] = None) -> None:
+    def __init__(self, settings: MemoryConfig, global_store: str, project_root: Optional[str] = None,
+                 seconds_left: Optional[float] = None) -> None:
         self._values = container_values(settings, global_store, project_root=project_root, hook_path=True)
+        if seconds_left is not None:  # a server gets a share of what is left of the session's deadline
+            self._values["connect_timeout_s"] = min(HOOK_CONNECT_TIMEOUT_S, max(0.4 * seconds_left, 0.1))
+            self._values["statement_timeout_ms"] = int(min(HOOK_STATEMENT_TIMEOUT_MS, max(600 * seconds_left, 100)))
         self.config = ConfigValues(self._values)
         self._shared: dict[str, Any] = {}
 

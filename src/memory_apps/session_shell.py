@@ -66,7 +66,8 @@ def answer_session(project_root: str, global_store: Optional[str], limit: Option
         request = InjectRequest(project_root, store, settings.injection_limit if limit is None else limit)
         if watchdog:
             _start_watchdog(request, deadline, emit_once)
-        return run_injection(request, settings, lambda: HookWiring(settings, store), deadline, emit_once)
+        return run_injection(request, settings, lambda: HookWiring(settings, store, seconds_left=deadline.remaining()),
+                             deadline, emit_once)
     except BaseException as exc:  # noqa: BLE001 - a session start must never crash its hook
         if not isinstance(exc, KeyboardInterrupt):
             print(f"iflow-memory: injection failed: {type(exc).__name__}: {exc}", file=sys.stderr)
