@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from datetime import datetime, timezone
 from typing import Sequence
 
+from memory_adapters.audit_watermark import advance_watermark, read_watermark
 from memory_adapters.sql_outbox import SqlMarkdownOutbox
 from memory_adapters.sqlite_connection import to_text
 from memory_adapters.sqlite_entries import SqliteEntries
@@ -14,8 +16,8 @@ from memory_core.records import Entry
 
 
 class SqliteMarkdownOutbox(SqlMarkdownOutbox, SqliteEntries):
-    """AuditOutbox over the `markdown_outbox` table; queuing is on when the store writes for an audit trail.
-    Queuing on, pending_audit and audit_failed come from SqlMarkdownOutbox."""
+    """AuditOutbox and AuditWatermark over the `markdown_outbox` table; queuing is on when the store writes for an
+    audit trail. Queuing on, pending_audit and audit_failed come from SqlMarkdownOutbox."""
 
     def _entry_written(self, conn: sqlite3.Connection, entry: Entry, action: str) -> None:
         if not self._outbox_on:
@@ -30,3 +32,35 @@ class SqliteMarkdownOutbox(SqlMarkdownOutbox, SqliteEntries):
         if tasks:
             with self._tx() as conn:
                 conn.executemany("DELETE FROM markdown_outbox WHERE seq = ?", [(t.seq,) for t in tasks])
+            advance_watermark(self._store_dir(), max(t.seq for t in tasks))  # their markdown is written
+
+    def _store_dir(self) -> str:
+        return os.path.dirname(os.path.abspath(self.path))
+
+    def _assigned_seq(self) -> int:
+        """The highest outbox number this database ever assigned (AUTOINCREMENT never reuses one)."""
+        rows = self._read("SELECT seq FROM sqlite_sequence WHERE name = 'markdown_outbox'")
+        return int(rows[0][0]) if rows and rows[0][0] is not None else 0
+
+    def markdown_ahead(self) -> bool:
+        """True when the markdown recorded a write newer than anything this database committed (it lost commits:
+        a deleted `-wal`, an older copy put back), so the next import must read the markdown again."""
+        # The watermark first: it only moves after the commit it names, so a concurrent write is never "lost".
+        written = read_watermark(self._store_dir())
+        return written > 0 and written > self._assigned_seq()
+
+    def reapply_deletes(self) -> int:
+        """Apply the store's list of deleted entries again (a delete the database lost stays done); returns how
+        many stored entries this removed."""
+        from memory_adapters.markdown_tombstones import read_tombstones
+
+        tombstones = read_tombstones(self._store_dir())
+        return self.apply_tombstones(tombstones) if tombstones else 0
+
+    def caught_up(self) -> None:
+        """The markdown was imported again: take its watermark, so later writes are numbered after it."""
+        written = read_watermark(self._store_dir())
+        with self._tx() as conn:
+            if conn.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'markdown_outbox'",
+                            (written,)).rowcount == 0:
+                conn.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('markdown_outbox', ?)", (written,))

@@ -12,6 +12,7 @@ from memory_core.first_import import import_marker, is_imported
 from memory_core.keyword_tiers import TieredKeywords
 from memory_core.knowledge import KnowledgeEntry
 from memory_core.legacy import deduplicate, shown_text
+from memory_core.ports.audit_watermark import AuditWatermark
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
@@ -73,6 +74,9 @@ class ImportKnowledgeBank:
 
         With a deadline, batches stop once it passed (the first batch always runs, so every call makes
         progress); re-running resumes, because entries already stored are left unchanged."""
+        lost = isinstance(self._store, AuditWatermark) and self._store.markdown_ahead()
+        if lost:  # the database lost commits: first the deletes among them, so no bank revives those entries
+            self._store.reapply_deletes()
         parsed = read_sources(self._reader, self._layout.knowledge_bank(project_root), global_store)
         unique = deduplicate(parsed)
         report = ImportReport(duplicates=len(parsed) - len(unique))
@@ -90,6 +94,8 @@ class ImportKnowledgeBank:
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
         if report.complete:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
+            if lost:
+                self._store.caught_up()  # the commits the database had lost are back from the markdown
         return report
 
     def _not_yet_stored(self, entries: list[KnowledgeEntry], report: ImportReport,

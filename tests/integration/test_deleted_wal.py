@@ -1,0 +1,117 @@
+"""A deleted `memory.db-wal`: commits that lived only there are lost to the database, but the markdown audit trail
+still holds them. The next write, `maintain` or session start notices (the markdown's watermark is ahead of the
+database) and brings them back from the markdown, ids and all, and a delete that was lost stays done."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.integration._helpers import PYTHON, app_env, db_rows, run_app, upsert_args, write_settings
+
+pytestmark = pytest.mark.slow
+
+HOLDER = ("import sqlite3, sys\n"
+          "conn = sqlite3.connect(sys.argv[1])\n"
+          "conn.execute('SELECT count(*) FROM entries').fetchall()\n"
+          "print('held', flush=True)\n"
+          "sys.stdin.read()\n")
+
+
+def _entry(n: int) -> dict:
+    return {"name": f"Learning {n}", "description": f"Learning number {n} about write-ahead logs that vanish.",
+            "reasoning": f"Seen {n} times in the attack suite.", "keywords": ["wal", f"case-{n}"],
+            "category": "patterns"}
+
+
+def _write(store: Path, project: Path, home: Path, n: int) -> str:
+    result = run_app("memory_apps.writer", upsert_args(store, project, _entry(n)), home)
+    assert result.returncode == 0, result.stderr
+    return re.search(r"id: ([0-9a-f]{16})", result.stdout).group(1)
+
+
+def _markdown_ids(store: Path) -> set[str]:
+    return set(re.findall(r"Content-Hash: sha256:([0-9a-f]{16})", (store / "patterns.md").read_text("utf-8")))
+
+
+def _stored(store: Path) -> dict[str, tuple]:
+    """The fields an import rebuilds from markdown (ADR 15), by id."""
+    rows = db_rows(store / "memory.db", "SELECT id, name, description, reasoning, category, keywords, \"references\", "
+                                        "observation_count, confidence FROM entries")
+    return {row[0]: row[1:] for row in rows}
+
+
+def _lose_the_wal(store: Path, project: Path, home: Path) -> tuple[dict[str, tuple], str]:
+    """Write while another connection keeps the database open (so the commits stay in the WAL), delete one entry
+    written before, then delete the WAL and its index and kill that connection: the entries the lost commits
+    wrote (as stored), and the id whose delete was lost."""
+    deleted = _write(store, project, home, 0)
+    kept = _write(store, project, home, 1)
+    holder = subprocess.Popen([PYTHON, "-c", HOLDER, str(store / "memory.db")], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=app_env(home))
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        written = {_write(store, project, home, n) for n in (2, 3, 4)}
+        result = run_app("memory_apps.cli", ["delete", deleted, "--project-root", project, "--global-store", store],
+                         home)
+        assert result.returncode == 0, result.stderr
+        assert (store / "memory.db-wal").stat().st_size > 0, "the commits are in the WAL, not yet checkpointed"
+        before = _stored(store)
+        (store / "memory.db-wal").unlink()
+        (store / "memory.db-shm").unlink()
+    finally:
+        holder.send_signal(signal.SIGKILL)  # no clean close: nothing checkpoints the deleted log back
+        holder.communicate(timeout=60)
+    assert set(_stored(store)) == {deleted, kept}, "the database lost the commits that were only in the WAL"
+    assert _markdown_ids(store) == written | {kept} == set(before)
+    return {key: before[key] for key in written}, deleted
+
+
+def _session_start(store: Path, project: Path, home: Path) -> subprocess.CompletedProcess:
+    return run_app("memory_apps.cli", ["hook", "session-start", "--global-store", store], home,
+                   stdin=json.dumps({"source": "startup", "cwd": str(project)}),
+                   env={"IFLOW_MEMORY_SESSION_DEADLINE_S": "60"})
+
+
+@pytest.mark.parametrize("later", ["write", "maintain", "session start"])
+def test_entries_only_in_a_deleted_wal_come_back_from_the_markdown(tmp_path, later):
+    home, project, store = tmp_path / "home", tmp_path / "proj", tmp_path / "G"
+    home.mkdir()
+    write_settings(project, embedding_provider="none", keyword_provider="local")
+    written, deleted = _lose_the_wal(store, project, home)
+
+    if later == "write":
+        _write(store, project, home, 5)
+    elif later == "maintain":
+        result = run_app("memory_apps.cli", ["maintain", "--project-root", project, "--global-store", store], home)
+        assert result.returncode == 0, result.stderr
+    else:
+        result = _session_start(store, project, home)
+        assert result.returncode == 0, result.stderr
+        context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert all(f"Learning {n}" in context for n in (1, 2, 3, 4)), context
+        assert "Learning 0" not in context, "the lost delete stays done"
+
+    stored = _stored(store)
+    assert set(stored) == _markdown_ids(store), "the database holds what the markdown holds"
+    assert deleted not in stored, "the lost delete stays done"
+    assert {key: stored[key] for key in written} == written, "every lost entry is back, the same, under its id"
+
+
+def test_a_later_write_numbers_after_the_markdown_so_nothing_is_imported_twice(tmp_path):
+    home, project, store = tmp_path / "home", tmp_path / "proj", tmp_path / "G"
+    home.mkdir()
+    write_settings(project, embedding_provider="none", keyword_provider="local")
+    _lose_the_wal(store, project, home)
+    first = run_app("memory_apps.writer", upsert_args(store, project, _entry(5)), home)
+    assert "imported 3 entries from markdown" in first.stderr, first.stderr
+
+    second = run_app("memory_apps.writer", upsert_args(store, project, _entry(6)), home)
+
+    assert second.returncode == 0 and "imported" not in second.stderr, second.stderr
+    assert set(_stored(store)) == _markdown_ids(store)
