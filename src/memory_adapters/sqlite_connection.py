@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
 import random
 import sqlite3
@@ -53,6 +54,31 @@ def from_text(text: Optional[str]) -> Optional[datetime]:
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
+_READ_ONLY_CODES = {8, 14}  # SQLITE_READONLY (and _DIRECTORY, _DBMOVED...), SQLITE_CANTOPEN (no -wal/-shm)
+_READ_ONLY_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def read_only_reason(path: str, exc: BaseException) -> Optional[str]:
+    """What is read-only when `exc` is SQLite (or the OS) refusing to write the database or create its
+    `-wal`/`-shm` beside it: the store directory, the file, or one of them; None for any other error."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    text = str(exc).lower()
+    refused = (code is not None and code & 0xFF in _READ_ONLY_CODES) or getattr(exc, "errno", None) in \
+        _READ_ONLY_ERRNOS or "readonly" in text or "read-only" in text or "unable to open database" in text
+    if not refused:
+        return None
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        return None  # nothing to be read-only yet: the OS's own reason says more
+    if not os.access(directory, os.W_OK):
+        return f"the store directory {directory} is read-only"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return "the database file is read-only"
+    if code is not None and code & 0xFF == 14 and getattr(exc, "errno", None) is None:
+        return None  # CANTOPEN with both writable: not a permission problem (a missing directory, say)
+    return "the file or its directory is read-only"
+
+
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -68,6 +94,12 @@ def begin_with_retry(conn: sqlite3.Connection, retries: int = BUSY_RETRIES) -> N
             if not _is_busy(exc) or attempt == retries - 1:
                 raise
             time.sleep(0.02 * (2 ** attempt) * (1 + random.random()))
+
+
+def _open_error(path: str, exc: BaseException) -> StorageError:
+    """The StorageError for a database that cannot be opened, saying so when it is read-only."""
+    reason = read_only_reason(path, exc)
+    return StorageError(f"cannot open {path}: {reason}" if reason else f"cannot open {path}: {exc}")
 
 
 class SqliteConnection:
@@ -95,7 +127,7 @@ class SqliteConnection:
                 if is_corruption(exc):
                     raise self._corrupt(f"{path} is not a usable SQLite database: {exc}") from exc
                 if not _is_busy(exc) or attempt == OPEN_RETRIES - 1:
-                    raise StorageError(f"cannot open {path}: {exc}") from exc
+                    raise _open_error(path, exc) from exc
                 time.sleep(0.02 * (2 ** min(attempt, 5)) * (1 + random.random()))  # another process migrates
             except DatabaseCorrupt as exc:
                 self._close_quietly()
@@ -106,9 +138,9 @@ class SqliteConnection:
                 self._close_quietly()
                 if is_corruption(exc):
                     raise self._corrupt(f"{path} is not a usable SQLite database: {exc}") from exc
-                raise StorageError(f"cannot open {path}: {exc}") from exc
+                raise _open_error(path, exc) from exc
             except OSError as exc:
-                raise StorageError(f"cannot open {path}: {exc}") from exc
+                raise _open_error(path, exc) from exc
         if full_check:
             atexit.register(self._close_at_exit)
         if not self._fts5 and enable_fts5:
@@ -224,8 +256,9 @@ class SqliteConnection:
         text = str(exc).lower()
         if is_corruption(exc):
             return self._corrupt(f"{self.path} is corrupt: {exc}")
-        if "readonly" in text or "read-only" in text:
-            return StorageError(f"cannot write {self.path}: the file or its directory is read-only")
+        reason = read_only_reason(self.path, exc)
+        if reason:
+            return StorageError(f"cannot write {self.path}: {reason}")
         if "full" in text:
             return StorageError(f"cannot write {self.path}: the disk is full (nothing already stored was lost)")
         return StorageError(f"write to {self.path} failed: {exc}")

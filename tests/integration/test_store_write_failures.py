@@ -3,6 +3,7 @@ cannot be opened leave every earlier entry intact and say why in one line, never
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -238,3 +239,81 @@ def test_unusable_store_path_exits_2_with_the_reason(tmp_path):
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
     assert blocker.read_text(encoding="utf-8") == "a regular file\n"
+
+
+# -- a read-only store directory ---------------------------------------------------------------------------------
+PR_CAPBSET_DROP = 24
+ROOT_FILE_POWERS = (1, 2)  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH: what lets root write where modes say no
+
+
+def _as_a_user_whom_modes_bind() -> None:
+    """In the child, before exec: drop root's power to ignore file modes (a no-op for other users), so a
+    read-only directory is read-only for the writer whoever runs the suite."""
+    import ctypes
+
+    if os.geteuid() != 0:
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in ROOT_FILE_POWERS:
+        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def _writer_in_read_only_store(store: Path, project: Path, home: Path, entry: dict) -> subprocess.CompletedProcess:
+    os.chmod(store, 0o500)
+    try:
+        return subprocess.run([PYTHON, "-m", "memory_apps.writer", *upsert_args(store, project, entry)],
+                              env=app_env(home), cwd=str(home), capture_output=True, text=True, timeout=60,
+                              preexec_fn=_as_a_user_whom_modes_bind)
+    except subprocess.SubprocessError as exc:
+        pytest.skip(f"root without CAP_SETPCAP cannot give up its power over file modes here: {exc}")
+    finally:
+        os.chmod(store, 0o700)
+
+
+@contextlib.contextmanager
+def _held_open(db: Path):
+    """Another process keeps the database open (so the WAL is not checkpointed away), then dies without closing."""
+    holder = subprocess.Popen([PYTHON, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                               "c.execute('SELECT 1 FROM entries').fetchall(); print('held', flush=True); "
+                               "sys.stdin.read()", str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.communicate(timeout=60)
+
+
+@pytest.mark.parametrize("state", ["database closed", "log left beside the database", "no database yet"])
+def test_writer_in_a_read_only_store_directory_says_so(tmp_path, state):
+    project = _project_with_settings(tmp_path)
+    home, store = tmp_path / "home", tmp_path / "G"
+    home.mkdir()
+    first = {"name": "Earlier", "description": "Stored before the store became read-only.", "category": "patterns"}
+    if state == "log left beside the database":
+        assert run_app("memory_apps.writer", upsert_args(store, project, first), home).returncode == 0
+        with _held_open(store / "memory.db"):
+            assert run_app("memory_apps.writer", upsert_args(store, project, {
+                **first, "name": "Later", "description": "Stored while another process kept the log."}),
+                home).returncode == 0
+        (store / "memory.db-shm").unlink()  # the next opener must create the log's index in the store directory
+        assert (store / "memory.db-wal").exists() and not (store / "memory.db-shm").exists()
+    elif state == "database closed":
+        assert run_app("memory_apps.writer", upsert_args(store, project, first), home).returncode == 0
+    else:
+        store.mkdir(mode=0o700)
+        (store / "patterns.md").write_text("# Global Patterns\n", encoding="utf-8")
+    before = sorted(p.name for p in store.iterdir())
+
+    result = _writer_in_read_only_store(store, project, home, {
+        "name": "Refused", "description": "This write meets a read-only store directory.", "category": "patterns"})
+
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert f"the store directory {store} is read-only" in result.stderr, result.stderr
+    assert "unable to open" not in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
+    assert sorted(p.name for p in store.iterdir()) == before
+    if state != "no database yet":
+        names = {row[0] for row in db_rows(store / "memory.db", "SELECT name FROM entries")}
+        assert names == ({"Earlier", "Later"} if state.startswith("log") else {"Earlier"}), "nothing is lost"
