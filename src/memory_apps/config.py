@@ -71,7 +71,8 @@ def _accept(name: str, value: Any, default: Any) -> tuple[bool, Any]:
     if isinstance(default, bool):
         return isinstance(value, bool), value
     if isinstance(default, int):
-        return isinstance(value, int) and not isinstance(value, bool), value
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        return ok and (name != "injection_max_chars" or value >= 0), value  # only 0 means "no budget"
     if isinstance(default, float):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0
         return ok, float(value) if ok else value

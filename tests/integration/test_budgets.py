@@ -145,6 +145,19 @@ def test_default_budget_is_12000_characters(tmp_path, home):
     assert len(entry_headers(block)) == 10
 
 
+def test_a_negative_budget_warns_and_keeps_the_default(tmp_path, home):
+    """Only 0 means "no budget" (README): a negative value is a mistake, not a way to switch the budget off."""
+    project = make_project(tmp_path / "proj", {"heuristics": [long_text(i, 5000) for i in range(10)]})
+    write_settings(project, embedding_provider="none", injection_max_chars=-1)
+
+    result = run_app("memory_apps.injector", ["--project-root", project, "--global-store", tmp_path / "G"], home,
+                     extra_env={"IFLOW_MEMORY_SESSION_DEADLINE_S": "60"})
+
+    assert result.returncode == 0, result.stderr
+    assert 11_000 < len(result.stdout) <= 12_000, len(result.stdout)
+    assert "memory_injection_max_chars: invalid value '-1', using default 12000" in result.stderr, result.stderr
+
+
 # -- time budget ---------------------------------------------------------------------------------------------------
 def _slow_git(tmp_path: Path) -> dict:
     bin_dir = tmp_path / "slow-bin"
