@@ -132,8 +132,12 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
     from memory_adapters.markdown_tombstones import read_tombstones
     from memory_adapters.sqlite_health import move_aside
     from memory_adapters.sqlite_snapshots import restore_newest
+    from memory_adapters.store_privacy import make_store_private
     from memory_core.errors import DatabaseCorrupt
 
+    notice = make_store_private(global_store)  # before it receives anything new
+    if notice:
+        print(f"iflow-memory: {notice}", file=sys.stderr)
     rebuilt = False
     try:
         store = container.store()

@@ -210,7 +210,12 @@ def _markdown_only(draft, global_store: str, project_root: str) -> int:
     from memory_apps.adapter_factories import markdown_audit_trail, system_clock
     from memory_core.records import Entry
 
+    from memory_adapters.store_privacy import make_store_private
+
     entry = Entry.from_draft(draft, system_clock().now())
+    notice = make_store_private(global_store)
+    if notice:
+        print(f"iflow-memory: {notice}", file=sys.stderr)
     try:
         markdown_audit_trail(global_store, project_root).record(entry, increment=True)
     except OSError as exc:

@@ -55,3 +55,47 @@ def test_markdown_only_mode_creates_a_private_global_store(credential_layout):
     assert (store / ".last-injection.json").exists()
     assert oct(_mode(store / ".last-injection.json")) == oct(0o600)
     assert oct(_mode(store)) == oct(0o700), "the global store directory is private however it was created"
+
+
+def _loosen(store: Path) -> None:
+    """The store as an older version (or the reference program) left it: 0755 directories, 0644 files."""
+    for path in [store, *store.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+@pytest.mark.parametrize("first_run", ["write", "session start"])
+def test_an_upgraders_readable_store_is_made_private_once(credential_layout, first_run):
+    home, project, store = credential_layout
+    entry = {"name": "Private by default", "description": "Upgraded stores become private too.",
+             "category": "patterns"}
+    assert run_app("memory_apps.writer", upsert_args(store, project, entry), home).returncode == 0
+    assert run_hook(project, store, home).returncode == 0
+    _loosen(store)
+    (store / "notes-of-mine.txt").write_text("the user's own file\n", encoding="utf-8")
+    (store / "notes-of-mine.txt").chmod(0o644)
+    secret = home / "elsewhere.md"
+    secret.write_text("a file the store links to\n", encoding="utf-8")
+    secret.chmod(0o644)
+    (store / "heuristics.md").symlink_to(secret)
+
+    if first_run == "write":
+        result = run_app("memory_apps.writer", upsert_args(store, project, {**entry, "name": "Again"}), home)
+    else:
+        result = run_hook(project, store, home)
+    again = run_app("memory_apps.writer", upsert_args(store, project, {**entry, "description": "Once is enough."}),
+                    home)
+
+    assert result.returncode == 0 and again.returncode == 0, (result.stderr, again.stderr)
+    notices = [line for line in result.stderr.splitlines() if "made the memory store" in line]
+    assert notices == [f"iflow-memory: made the memory store {store} private (directory 0700, files 0600): it was "
+                       "readable by other users and holds your learnings"], result.stderr
+    assert "made the memory store" not in result.stdout, "a hook's stdout is its answer"
+    assert "made the memory store" not in again.stderr, "once"
+    assert _mode(store) == 0o700
+    owned = {str(p.relative_to(store)): _mode(p) for p in store.rglob("*") if not p.is_symlink()}
+    assert owned.pop("notes-of-mine.txt") == 0o644, "a file the product does not own is left alone"
+    assert {"patterns.md", ".last-injection.json", "memory.db", "memory.db.vectors", "snapshots"} <= set(owned)
+    assert {name: oct(mode) for name, mode in owned.items()
+            if mode != (0o700 if (store / name).is_dir() else 0o600)} == {}
+    assert _mode(secret) == 0o644, "a link is never followed"
