@@ -49,13 +49,15 @@ class SqliteMarkdownOutbox(SqlMarkdownOutbox, SqliteEntries):
         written = read_watermark(self._store_dir())
         return written > 0 and written > self._assigned_seq()
 
-    def reapply_deletes(self) -> int:
-        """Apply the store's list of deleted entries again (a delete the database lost stays done); returns how
-        many stored entries this removed."""
+    def reopen_imports(self) -> int:
+        """The database lost commits: apply the store's list of deletes again (a lost delete stays done) and forget
+        which banks were imported, so each project's bank is read again; returns the entries the deletes removed."""
         from memory_adapters.markdown_tombstones import read_tombstones
 
         tombstones = read_tombstones(self._store_dir())
-        return self.apply_tombstones(tombstones) if tombstones else 0
+        removed = self.apply_tombstones(tombstones) if tombstones else 0
+        self._write("DELETE FROM _metadata WHERE key LIKE 'imported:%'")  # a lost write may sit in any project's bank
+        return removed
 
     def caught_up(self) -> None:
         """The markdown was imported again: take its watermark, so later writes are numbered after it."""

@@ -115,3 +115,32 @@ def test_a_later_write_numbers_after_the_markdown_so_nothing_is_imported_twice(t
 
     assert second.returncode == 0 and "imported" not in second.stderr, second.stderr
     assert set(_stored(store)) == _markdown_ids(store)
+
+
+def test_a_lost_write_in_another_projects_bank_comes_back_at_that_projects_next_session(tmp_path):
+    home, project, other, store = tmp_path / "home", tmp_path / "proj", tmp_path / "other", tmp_path / "G"
+    home.mkdir()
+    for root in (project, other):
+        write_settings(root, embedding_provider="none", keyword_provider="local")
+    assert _session_start(store, other, home).returncode == 0  # the other project's bank counts as imported
+    _write(store, project, home, 0)  # the last connection to close checkpoints: the marker is in memory.db
+    holder = subprocess.Popen([PYTHON, "-c", HOLDER, str(store / "memory.db")], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=app_env(home))
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        result = run_app("memory_apps.writer", upsert_args(store, other, {**_entry(7), "source_project": "other"}),
+                         home)
+        assert result.returncode == 0, result.stderr
+        lost = re.search(r"id: ([0-9a-f]{16})", result.stdout).group(1)
+        (store / "memory.db-wal").unlink()
+        (store / "memory.db-shm").unlink()
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.communicate(timeout=60)
+    assert lost not in _stored(store)
+    _write(store, project, home, 8)  # the loss is noticed here, in a project whose bank does not hold the entry
+
+    result = _session_start(store, other, home)
+
+    assert result.returncode == 0, result.stderr
+    assert lost in _stored(store), "the other project's bank was read again"

@@ -13,9 +13,9 @@ class AuditWatermark(Protocol):
         """True when the markdown recorded a write newer than anything this database committed."""
         ...
 
-    def reapply_deletes(self) -> int:
-        """Apply the store's list of deleted entries again (a delete the database lost stays done); returns how
-        many stored entries this removed."""
+    def reopen_imports(self) -> int:
+        """The database lost commits: apply the store's list of deletes again (a lost delete stays done) and forget
+        which banks were imported, so each project's bank is read again; returns the entries the deletes removed."""
         ...
 
     def caught_up(self) -> None:

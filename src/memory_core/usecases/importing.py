@@ -76,7 +76,7 @@ class ImportKnowledgeBank:
         progress); re-running resumes, because entries already stored are left unchanged."""
         lost = isinstance(self._store, AuditWatermark) and self._store.markdown_ahead()
         if lost:  # the database lost commits: first the deletes among them, so no bank revives those entries
-            self._store.reapply_deletes()
+            self._store.reopen_imports()
         parsed = read_sources(self._reader, self._layout.knowledge_bank(project_root), global_store)
         unique = deduplicate(parsed)
         report = ImportReport(duplicates=len(parsed) - len(unique))
