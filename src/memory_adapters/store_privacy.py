@@ -27,8 +27,9 @@ def _owned(name: str) -> bool:
 
 
 def make_store_private(store_dir: str) -> Optional[str]:
-    """Tighten a store that others can read (directory 0700, its files 0600, its folders 0700); returns the
-    one-line notice to print, or None when there was nothing to do (or it could not be done)."""
+    """Tighten a store that others can reach: the directory, its files and folders lose every group and other
+    permission (0755 becomes 0700, 0644 becomes 0600); returns the one-line notice to print, or None when there
+    was nothing to do (or it could not be done)."""
     try:
         info = os.lstat(store_dir)
     except OSError:
@@ -40,7 +41,9 @@ def make_store_private(store_dir: str) -> Optional[str]:
     except OSError:
         return None
     try:
-        os.fchmod(fd, 0o700)  # first: from now on nobody else can swap an entry for a link under us
+        # First: from now on nobody else can swap an entry for a link under us. Only others' bits go: a store the
+        # user made read-only for themselves stays so.
+        os.fchmod(fd, stat.S_IMODE(info.st_mode) & ~_OTHERS)
         for name in os.listdir(fd):
             if _owned(name):
                 _tighten(name, fd)
@@ -48,13 +51,13 @@ def make_store_private(store_dir: str) -> Optional[str]:
         return None
     finally:
         os.close(fd)
-    return (f"made the memory store {store_dir} private (directory 0700, files 0600): it was readable by other "
-            "users and holds your learnings")
+    return (f"made the memory store {store_dir} private (0755 -> 0700, 0644 -> 0600): other users could read your "
+            "learnings there")
 
 
 def _tighten(name: str, dir_fd: int, depth: int = 0) -> None:
-    """One owned entry of a (now private) directory: a regular file to 0600, a folder to 0700 with what it holds
-    (everything in a folder of ours is ours); links and anything else are skipped, never followed."""
+    """One owned entry of a (now private) directory: a regular file, or a folder with what it holds (everything in
+    a folder of ours is ours), loses its group and other permissions; links and the rest are never followed."""
     try:
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
@@ -65,7 +68,7 @@ def _tighten(name: str, dir_fd: int, depth: int = 0) -> None:
         if stat.S_IMODE(info.st_mode) & _OTHERS:
             with contextlib.suppress(OSError):
                 # By name in a directory only we can change: opening memory.db would drop this process's locks.
-                os.chmod(name, 0o600, dir_fd=dir_fd)
+                os.chmod(name, stat.S_IMODE(info.st_mode) & ~_OTHERS, dir_fd=dir_fd)
     elif stat.S_ISDIR(info.st_mode) and depth < MAX_DEPTH:
         try:
             fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
@@ -73,7 +76,7 @@ def _tighten(name: str, dir_fd: int, depth: int = 0) -> None:
         except OSError:
             return
         try:
-            os.fchmod(fd, 0o700)
+            os.fchmod(fd, stat.S_IMODE(os.fstat(fd).st_mode) & ~_OTHERS)
             for inner in os.listdir(fd):
                 _tighten(inner, fd, depth + 1)
         except OSError:

@@ -88,8 +88,8 @@ def test_an_upgraders_readable_store_is_made_private_once(credential_layout, fir
 
     assert result.returncode == 0 and again.returncode == 0, (result.stderr, again.stderr)
     notices = [line for line in result.stderr.splitlines() if "made the memory store" in line]
-    assert notices == [f"iflow-memory: made the memory store {store} private (directory 0700, files 0600): it was "
-                       "readable by other users and holds your learnings"], result.stderr
+    assert notices == [f"iflow-memory: made the memory store {store} private (0755 -> 0700, 0644 -> 0600): other "
+                       "users could read your learnings there"], result.stderr
     assert "made the memory store" not in result.stdout, "a hook's stdout is its answer"
     assert "made the memory store" not in again.stderr, "once"
     assert _mode(store) == 0o700
