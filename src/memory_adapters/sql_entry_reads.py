@@ -27,6 +27,13 @@ class SqlEntryReads:
         rows = self._read(f"SELECT {dialect.columns} FROM entries ORDER BY {dialect.stored_order}")
         return [e for e in map(dialect.entry_of, rows) if e is not None]
 
+    def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Return up to `limit` ids that start with `prefix`, in id order (substr: no LIKE wildcards, one case)."""
+        mark = self._dialect.mark
+        rows = self._read(f"SELECT id FROM entries WHERE substr(id, 1, {mark}) = {mark} ORDER BY id LIMIT {mark}",
+                          (len(prefix), prefix, limit))
+        return [row[0] for row in rows]
+
     def count(self) -> int:
         """Return the number of entries."""
         return int(self._read("SELECT COUNT(*) FROM entries")[0][0])
