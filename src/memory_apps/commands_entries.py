@@ -7,7 +7,7 @@ import os
 from collections import Counter
 from typing import Optional
 
-from memory_apps.formatting import JSON_HELP, database_failed, dumps, entry_dict, fail, fields, table
+from memory_apps.formatting import JSON_HELP, count_of, database_failed, dumps, entry_dict, fail, fields, table
 from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
 from memory_core.entry_ids import AmbiguousId
 from memory_core.errors import InvalidEntry, StorageError
@@ -55,7 +55,7 @@ def list_command(args: argparse.Namespace) -> int:
             for e in entries]
     print(table(["id", "category", "obs", "recalls", "source", "project", "name"], rows, [0, 0, 0, 0, 0, 20, 60],
                 right=[2, 3], whole=[0, 1, 2, 3]))
-    print(f"\n{len(entries)} entries")
+    print(f"\n{count_of(len(entries), 'entry', 'entries')}")
     return 0
 
 
@@ -148,14 +148,26 @@ def export_command(args: argparse.Namespace) -> int:
     try:
         written = export_markdown(entries, args.output)  # creates the output directory (0700)
     except OSError as exc:
-        return fail(f"cannot export: {exc}")
+        return fail(f"cannot export to {args.output}: {os_problem(exc)}")
     if args.json:
         files = [{"path": str(path), "entries": count} for path, count in written]
         print(dumps({"output": args.output, "entries": sum(count for _, count in written), "files": files}))
         return 0
     for path, count in written:
-        print(f"wrote {count} entries to {path}")
+        print(f"wrote {count_of(count, 'entry', 'entries')} to {path}")
     return 0
+
+
+def os_problem(exc: OSError) -> str:
+    """An OSError in words ("... is a file, not a directory"), without Python's `[Errno 17]` prefix."""
+    import errno
+
+    where = exc.filename or "a path"
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        return f"{where} is a file, not a directory" if os.path.isfile(where) else f"a part of {where} is a file"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"no permission to write {where}"
+    return f"{(exc.strerror or type(exc).__name__).lower()}: {where}"
 
 
 def _store_flags(parser: argparse.ArgumentParser) -> None:

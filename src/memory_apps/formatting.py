@@ -130,6 +130,11 @@ def dumps(data: Any) -> str:
     return _TERMINAL_ACTIVE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def count_of(number: int, noun: str, plural: str = "") -> str:
+    """`1 entry`, `2 entries`: the number with its noun in the right number (`plural` when not noun + s)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
 def fail(message: str, status: int = EXIT_INVALID) -> int:
     """Say why a command failed (`iflow-memory: ...` on stderr; stdout stays for results, --json too); returns
     `status`."""

@@ -210,11 +210,14 @@ def add_command(commands, fmt) -> None:
                     "  project  .claude/settings.json and .mcp.json, committed: `iflow-memory` from PATH, the "
                     "whole team\n"
                     "  user     ~/.claude/settings.json and ~/.claude.json: absolute paths, all your projects",
-        epilog="examples:\n  iflow-memory install-claude --project ~/src/app\n"
-               "  iflow-memory install-claude --project ~/src/app --scope project\n\n"
+        epilog="examples:\n  iflow-memory install-claude --project-root ~/src/app\n"
+               "  iflow-memory install-claude --project-root ~/src/app --scope project\n\n"
                "exit status: 0 ok (also when the MCP server was skipped for want of the mcp extra), 1 the "
                "project does not exist, or a file is not valid JSON or is a symbolic link (nothing is written)")
-    parser.add_argument("--project", default=os.getcwd(), help="project directory (default: current)")
+    parser.add_argument("--project-root", dest="project", default=os.getcwd(), metavar="PROJECT_ROOT",
+                        help="project directory (default: current)")
+    # --project: the name this flag had before it matched every other command's; still accepted.
+    parser.add_argument("--project", dest="project", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.add_argument("--scope", choices=SCOPES, default="local",
                         help="where to write: local (default), project or user; see above")
     parser.set_defaults(handler=install_command)

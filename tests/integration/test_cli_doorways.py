@@ -317,3 +317,54 @@ def test_a_malformed_id_is_invalid_not_missing(store, run, command, given, says)
 
     assert status == 1 and out == ""
     assert says in err and "no entry" not in err, err
+
+
+def test_one_entry_is_counted_in_the_singular(tmp_path, isolated_home, run):
+    store, project = tmp_path / "G", tmp_path / "app"
+    project.mkdir()
+    write_settings(project, embedding_provider="none")
+    flags = ("--project-root", project, "--global-store", store)
+    assert run("write", *flags, "--entry-json", json.dumps(ENTRY))[0] == 0
+
+    _, listed, _ = run("list", *flags)
+    _, exported, _ = run("export", "--output", tmp_path / "out", *flags)
+
+    assert listed.rstrip().endswith("\n1 entry"), listed
+    assert f"wrote 1 entry to {tmp_path / 'out' / 'patterns.md'}" in exported.splitlines(), exported
+
+
+def test_export_onto_a_file_says_so_in_words(store, run, tmp_path):
+    project, global_store = store
+    (tmp_path / "taken").write_text("mine\n", encoding="utf-8")
+
+    status, out, err = run("export", "--output", tmp_path / "taken", "--project-root", project, "--global-store",
+                           global_store)
+
+    assert status == 1 and out == ""
+    assert f"{tmp_path / 'taken'} is a file, not a directory" in err and "Errno" not in err, err
+    assert (tmp_path / "taken").read_text(encoding="utf-8") == "mine\n"
+
+
+@pytest.mark.parametrize("given", ["-5", "0", "many"])
+def test_embed_max_must_be_a_positive_whole_number(store, run, given):
+    project, global_store = store
+
+    status, out, err = run("embed", "--max", given, "--project-root", project, "--global-store", global_store)
+
+    assert status == 1 and out == ""
+    assert "argument --max: must be" in err and "at least 1" in err, err
+
+
+@pytest.mark.parametrize("typed, meant", [("serch", "search"), ("instal-claude", "install-claude"),
+                                          ("lsit", "list")])
+def test_a_mistyped_command_gets_a_suggestion(run, typed, meant):
+    status, out, err = run(typed, "x")
+
+    assert status == 1 and out == ""
+    assert err.rstrip().endswith(f"did you mean '{meant}'?"), err
+
+
+def test_an_unknown_command_far_from_any_gets_no_suggestion(run):
+    status, _, err = run("xyzzy")
+
+    assert status == 1 and "invalid choice: 'xyzzy'" in err and "did you mean" not in err
