@@ -54,7 +54,8 @@ def embed_command(args: argparse.Namespace) -> int:
         return status
     if args.quiet:
         return status
-    line = f"Embedded {count_of(report.embedded, 'entry', 'entries')} into {target or '?'}; {report.remaining} remaining"
+    line = f"Embedded {count_of(report.embedded, 'entry', 'entries')} into {target or '?'}; " \
+           f"{report.remaining} remaining"
     if report.promoted:
         line += "; re-embed complete, the new space now serves queries"
     if report.rate_limited:
