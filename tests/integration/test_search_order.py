@@ -64,3 +64,26 @@ def test_library_search_is_sorted_by_score(store):
         scores = [r.score for r in memory.search(QUERY, 10, "heuristics").selected]
 
     assert len(scores) == 3 and scores == sorted(scores, reverse=True), scores
+
+
+def test_mcp_search_memory_is_sorted_by_score(store, isolated_home, tmp_path):
+    pytest.importorskip("mcp", reason="the MCP server needs the mcp package (iflow-memory[mcp])")
+    from mcp import StdioServerParameters
+
+    from tests.integration._helpers import PYTHON, app_env
+    from tests.integration._mcp_client import McpClient
+
+    project, global_store = store
+    params = StdioServerParameters(command=PYTHON, args=["-m", "memory_apps.cli", "serve", "--global-store",
+                                                         str(global_store), "--project-root", str(project)],
+                                   env=app_env(isolated_home), cwd=str(tmp_path))
+    with open(tmp_path / "server-stderr.log", "w", encoding="utf-8") as errlog:
+        client = McpClient(params, errlog)
+        try:
+            result = client.call("search_memory", {"query": QUERY, "limit": 10, "category": "heuristics"})
+        finally:
+            client.close()
+
+    assert not result.is_error, result.content[0].text
+    scores = [hit["score"] for hit in result.structured_content["results"]]
+    assert len(scores) == 3 and scores == sorted(scores, reverse=True), scores
