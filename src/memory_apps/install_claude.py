@@ -117,12 +117,14 @@ def _hook_edits(where: Targets, command: str, scope: str) -> tuple[list[_Edit], 
     groups = session_start_groups(data, where.settings)
     hook = our_hook(groups)
     elsewhere = [(path, found) for path in where.other_settings if (found := hook_in_file(path))]
-    if hook is None and elsewhere and scope == "local":
+    if elsewhere and scope == "local":
         path, found = elsewhere[0]
         notes = []
         if path == where.other_settings[0] and names_a_machine_path(found):  # the project's shared settings
             notes.append(f"note: {path} is shared but names a path on this machine; "
                          "`iflow-memory install-claude --scope project` makes it portable")
+        if hook is not None:  # both, from before installs took care of it: the personal one goes
+            return [_removal(where.settings, path)], [], notes
         return [], [f"unchanged: the {HOOK} is already in {path} (nothing added to {where.settings})"], notes
     if hook is not None:
         changed = hook.get("command") != command
@@ -140,12 +142,9 @@ def _hook_edits(where: Targets, command: str, scope: str) -> tuple[list[_Edit], 
                          f"note: {path} also runs the hook, from an older install that does not leave a project "
                          "to its own hook; run `iflow-memory install-claude --scope user` again, or sessions here "
                          "get the memory twice")
-        elif scope == "user":
+        else:  # the user scope: this project's own files
             notes.append(f"note: {path} already runs the hook for this project; the user-scope hook stays quiet "
                          "there, so its sessions get the memory once")
-        else:  # a local hook beside another one, from before installs took care of it
-            notes.append(f"note: {path} also runs the iflow-memory hook; remove it there or sessions get the "
-                         "memory twice")
     return edits, [], notes
 
 

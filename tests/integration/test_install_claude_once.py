@@ -72,3 +72,17 @@ def test_local_project_user_inject_the_memory_once_and_say_where_the_hook_is(cla
                for line in outputs[1].lines), outputs[1].out
     assert f"note: {shared_settings(project)} already runs the hook for this project; the user-scope hook stays " \
            "quiet there, so its sessions get the memory once" in outputs[2].lines, outputs[2].out
+
+
+def test_a_personal_hook_beside_the_shared_one_goes_at_the_next_local_install(claude_install, project):
+    assert claude_install("--scope", "project").code == 0
+    local_settings(project).write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": f"{VENV_BIN}/iflow-memory hook session-start", "timeout": 5}]}]}}),
+        encoding="utf-8")  # what two installs left before they took care of each other
+
+    result = claude_install()
+
+    assert result.code == 0, result.err
+    assert hook_commands(local_settings(project)) == [] and len(hook_commands(shared_settings(project))) == 1
+    assert any(line.startswith(f"updated {local_settings(project)} (SessionStart hook removed: "
+                               f"{shared_settings(project)} runs it now") for line in result.lines), result.out
