@@ -86,6 +86,10 @@ class InMemoryEntryStore:
         """Return every entry."""
         return [self.get(i) for i in self.entries]  # type: ignore[misc]
 
+    def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Up to `limit` ids starting with `prefix`, in id order."""
+        return sorted(i for i in self.entries if i.startswith(prefix))[:limit]
+
     def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
         """Return entries in the order of the ids given."""
         return [self.get(i) for i in entry_ids if i in self.entries]  # type: ignore[misc]

@@ -21,6 +21,13 @@ class SqlEntryReads:
         rows = self._read(f"SELECT {dialect.columns} FROM entries WHERE id = {dialect.mark}", (entry_id,))
         return dialect.entry_of(rows[0]) if rows else None
 
+    def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Return up to `limit` ids that start with `prefix`, in id order (substr: no LIKE wildcards, one case)."""
+        mark = self._dialect.mark
+        rows = self._read(f"SELECT id FROM entries WHERE substr(id, 1, {mark}) = {mark} ORDER BY id LIMIT {mark}",
+                          (len(prefix), prefix, limit))
+        return [row[0] for row in rows]
+
     def all_entries(self) -> list[Entry]:
         """Return every readable entry, without vectors, in the order they were first stored."""
         dialect = self._dialect

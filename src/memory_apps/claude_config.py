@@ -19,6 +19,9 @@ from memory_adapters.safe_files import PRIVATE, atomic_write_text, read_text_no_
 
 SERVER_NAME = "iflow-memory"
 HOOK_ARGS = ["hook", "session-start"]
+DEFER_FLAG = "--defer-to-project"
+"""What a user-scope hook carries: it stays quiet in a project whose own settings run the hook (ADR 20)."""
+PROJECT_SETTINGS = ("settings.json", "settings.local.json")
 # ~/.claude.json also keeps Claude Code's per-project state, so it grows well past a settings file.
 CLAUDE_JSON_LIMIT = BANK_FILE_LIMIT
 
@@ -104,10 +107,42 @@ def _argv(command: object) -> list[str]:
 
 
 def is_our_hook(command: object) -> bool:
-    """Whether a hook command runs iflow-memory's session-start hook (any installation of it)."""
+    """Whether a hook command runs iflow-memory's session-start hook (any installation of it, any flags)."""
     argv = _argv(command)
-    return (len(argv) >= 3 and argv[-2:] == HOOK_ARGS
-            and (os.path.basename(argv[0]) == "iflow-memory" or "memory_apps.cli" in argv))
+    runs_hook = any(argv[i:i + 2] == HOOK_ARGS for i in range(1, len(argv) - 1))
+    return runs_hook and (os.path.basename(argv[0]) == "iflow-memory" or "memory_apps.cli" in argv)
+
+
+def defers_to_project(command: object) -> bool:
+    """Whether a hook command stays quiet in a project that runs the hook itself (a user-scope install's)."""
+    return DEFER_FLAG in _argv(command)
+
+
+def remove_our_hook(groups: list) -> bool:
+    """Take the iflow-memory hook out of a SessionStart list (a group left empty goes too); True when it was in."""
+    removed = False
+    for group in list(groups):
+        hooks = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(hooks, list):
+            continue
+        kept = [h for h in hooks if not (isinstance(h, dict) and is_our_hook(h.get("command", "")))]
+        if len(kept) != len(hooks):
+            removed = True
+            if kept:
+                group["hooks"] = kept
+            else:
+                groups.remove(group)
+    return removed
+
+
+def project_hook_file(project: str) -> Optional[str]:
+    """The project's own settings file (shared or personal) that runs the hook for its sessions, or None."""
+    for name in PROJECT_SETTINGS:
+        path = os.path.join(project, ".claude", name)
+        command = hook_in_file(path)
+        if command is not None and not defers_to_project(command):
+            return path
+    return None
 
 
 def our_hook(groups: list) -> Optional[dict[str, Any]]:

@@ -29,9 +29,18 @@ def _project_root(event: dict, explicit: Optional[str]) -> str:
     return next(c for c in candidates if isinstance(c, str) and c)
 
 
+def _project_runs_hook(project: str) -> bool:
+    """Whether the project's own Claude Code settings run the hook too (then a user-scope one stays quiet)."""
+    from memory_apps.claude_config import project_hook_file
+
+    return project_hook_file(project) is not None
+
+
 def session_start(project_root: Optional[str] = None, global_store: Optional[str] = None,
-                  limit: Optional[int] = None, stdin=None, fast_exit: bool = False) -> int:
-    """Print the hook JSON for the event on stdin; clear/compact inject nothing. Always exits 0."""
+                  limit: Optional[int] = None, stdin=None, fast_exit: bool = False,
+                  defer_to_project: bool = False) -> int:
+    """Print the hook JSON for the event on stdin; clear/compact inject nothing, nor does a user-scope hook
+    (`defer_to_project`) in a project whose own settings run the hook. Always exits 0."""
     from memory_apps.session_shell import answer_session, session_deadline
 
     event = read_event(stdin or sys.stdin)
@@ -44,7 +53,8 @@ def session_start(project_root: Optional[str] = None, global_store: Optional[str
             return False
         return True
 
-    if str(event.get("source", "startup")) in SKIPPED_SOURCES:
+    if str(event.get("source", "startup")) in SKIPPED_SOURCES or (
+            defer_to_project and _project_runs_hook(_project_root(event, project_root))):
         emit("")
     else:
         answer_session(_project_root(event, project_root), global_store, limit,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Optional, Sequence
 
@@ -62,7 +63,22 @@ class CliParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(1, f"{self.prog}: error: {message}\n")
+        self.exit(1, f"{self.prog}: error: {message}{did_you_mean(message)}\n")
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)$")
+
+
+def did_you_mean(message: str) -> str:
+    """`; did you mean 'search'?` for argparse's invalid-choice message when one choice is close, else ""."""
+    import difflib
+
+    found = _INVALID_CHOICE.search(message)
+    if not found:
+        return ""
+    choices = [c.strip().strip("'") for c in found["choices"].split(",")]
+    close = difflib.get_close_matches(found["given"], choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 SESSION_COMMANDS = {"inject": add_inject, "hook": add_hook}

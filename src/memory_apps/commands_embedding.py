@@ -7,11 +7,13 @@ import os
 
 from memory_apps import commands_doctor
 from memory_apps.config import load_config
-from memory_apps.formatting import database_failed, dumps, fail
+from memory_apps.formatting import count_of, database_failed, dumps, fail
 from memory_apps.progress import ProgressBar
 from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
 from memory_core.errors import StorageError
 from memory_core.space import pinned_space
+
+EXIT_INTERRUPTED = 128 + 2  # what a shell reports for a program ended by SIGINT
 
 
 def embed_command(args: argparse.Namespace) -> int:
@@ -23,13 +25,23 @@ def embed_command(args: argparse.Namespace) -> int:
     problem = missing_for_reading(store_dir, args.project_root)  # nothing to embed in a store that is not there
     if problem:
         return fail(problem)
+    bar = ProgressBar("embedding", enabled=not (args.quiet or args.json))
+    done = [0]
+
+    def progress(embedded: int, total: int) -> None:
+        done[0] = embedded  # each batch's vectors are committed before it is counted
+        bar(embedded, total)
+
     try:
         container = build_container(load_config(args.project_root), store_dir)
-        bar = ProgressBar("embedding", enabled=not (args.quiet or args.json))
-        report, problem = embed_everything(container, bar, args.max)
-        bar.close()
+        report, problem = embed_everything(container, progress, args.max)
     except StorageError as exc:
         return database_failed(exc)
+    except KeyboardInterrupt:  # Ctrl-C: what was committed stays, and the next run picks up the rest
+        bar.close()
+        return fail(f"interrupted: {done[0]} embedded; run again to resume", EXIT_INTERRUPTED)
+    finally:
+        bar.close()
     if report is None:
         return fail(f"nothing embedded: {problem}")  # with --json too: stdout stays empty
     status = 0 if not report.error else 1
@@ -42,7 +54,8 @@ def embed_command(args: argparse.Namespace) -> int:
         return status
     if args.quiet:
         return status
-    line = f"Embedded {report.embedded} entries into {target or '?'}; {report.remaining} remaining"
+    line = f"Embedded {count_of(report.embedded, 'entry', 'entries')} into {target or '?'}; " \
+           f"{report.remaining} remaining"
     if report.promoted:
         line += "; re-embed complete, the new space now serves queries"
     if report.rate_limited:
@@ -55,6 +68,17 @@ def embed_command(args: argparse.Namespace) -> int:
     return status
 
 
+def at_least_one(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (argparse reports the message and exits 1)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def add_commands(commands, fmt) -> None:
     """Register `embed` and `doctor` on the CLI's sub-parsers."""
     embed = commands.add_parser(
@@ -63,9 +87,11 @@ def add_commands(commands, fmt) -> None:
                     "memory_embedding_provider changed. Vectors are stored batch by batch: stop it any time "
                     "and run it again to resume.",
         epilog="examples:\n  iflow-memory embed\n  iflow-memory embed --max 50\n  iflow-memory embed --json\n\n"
-               "exit status: 0 done, 1 no provider or provider error, 2 database error (the same with --json)")
+               "exit status: 0 done, 1 no provider, provider error or invalid input, 2 database error (the same with "
+               "--json), 130 interrupted (Ctrl-C; what was embedded is kept)")
     _store_flags(embed)
-    embed.add_argument("--max", type=int, default=None, help="embed at most this many entries")
+    embed.add_argument("--max", type=at_least_one, default=None, metavar="N",
+                       help="embed at most N entries (N at least 1)")
     embed.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     embed.add_argument("--json", action="store_true",
                        help="one JSON document on stdout for scripts (ok, embedded, remaining, space, "

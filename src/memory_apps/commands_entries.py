@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 from collections import Counter
+from typing import Optional
 
-from memory_apps.formatting import JSON_HELP, database_failed, dumps, entry_dict, fail, fields, table
+from memory_apps.formatting import JSON_HELP, count_of, database_failed, dumps, entry_dict, fail, fields, table
 from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
+from memory_core.entry_ids import AmbiguousId
 from memory_core.errors import InvalidEntry, StorageError
 from memory_core.request_checks import MAX_LIMIT, check_limit, check_query
 from memory_core.inert import one_line
@@ -33,7 +35,7 @@ def search_command(args: argparse.Namespace) -> int:
         print("No entries.")
         return 0
     rows = [(f"{r.score:.3f}", r.entry.id, r.entry.category, r.entry.name) for r in found.selected]
-    print(table(["score", "id", "category", "name"], rows, [0, 0, 0, 70], right=[0]))
+    print(table(["score", "id", "category", "name"], rows, [0, 0, 0, 70], right=[0], whole=[0, 1, 2]))
     return 0
 
 
@@ -52,8 +54,8 @@ def list_command(args: argparse.Namespace) -> int:
     rows = [(e.id, e.category, e.observation_count, e.recall_count, e.source, e.source_project or "-", e.name)
             for e in entries]
     print(table(["id", "category", "obs", "recalls", "source", "project", "name"], rows, [0, 0, 0, 0, 0, 20, 60],
-                right=[2, 3]))
-    print(f"\n{len(entries)} entries")
+                right=[2, 3], whole=[0, 1, 2, 3]))
+    print(f"\n{count_of(len(entries), 'entry', 'entries')}")
     return 0
 
 
@@ -65,11 +67,27 @@ def _not_found(entry_id: str) -> int:
     return fail(f"no entry with id {one_line(entry_id)}")
 
 
+def _resolved(service: "MemoryService", text: str) -> tuple[Optional[str], int]:  # noqa: F821
+    """(full id, 0) for an id or unique prefix; (None, exit status) after saying why not."""
+    try:
+        entry_id = service.resolve_id(text)
+    except AmbiguousId as exc:
+        named = {i: e for i in exc.candidates if (e := service.get(i)) is not None}
+        lines = [f"  {i}  {named[i].category}  {one_line(named[i].name)}" if i in named else f"  {i}"
+                 for i in exc.candidates]
+        return None, fail(f"id prefix {exc.prefix} is ambiguous; the candidates are:\n" + "\n".join(lines))
+    except InvalidEntry as exc:
+        return None, _invalid(exc)
+    return (entry_id, 0) if entry_id else (None, _not_found(text))
+
+
 def show_command(args: argparse.Namespace) -> int:
-    """Show one entry in full."""
-    entry = _service(args).get(args.id)
+    """Show one entry in full (by id or a unique prefix)."""
+    service = _service(args)
+    entry_id, status = _resolved(service, args.id)
+    entry = service.get(entry_id) if entry_id else None
     if entry is None:
-        return _not_found(args.id)
+        return status or _not_found(args.id)
     if args.json:
         print(dumps(entry_dict(entry)))
         return 0
@@ -78,21 +96,25 @@ def show_command(args: argparse.Namespace) -> int:
 
 
 def delete_command(args: argparse.Namespace) -> int:
-    """Delete one entry."""
-    if not _service(args).delete(args.id):
-        return _not_found(args.id)
-    print(dumps({"deleted": args.id}) if args.json else f"Deleted {one_line(args.id)}")
+    """Delete one entry (by id or a unique prefix)."""
+    service = _service(args)
+    entry_id, status = _resolved(service, args.id)
+    if entry_id is None or not service.delete(entry_id):
+        return status or _not_found(args.id)
+    print(dumps({"deleted": entry_id}) if args.json else f"Deleted {entry_id}")
     return 0
 
 
 def promote_command(args: argparse.Namespace) -> int:
-    """Make one project's entry universal: every project's sessions see it from now on."""
-    if not _service(args).promote(args.id):
-        return _not_found(args.id)
+    """Make one project's entry universal (by id or a unique prefix): every project's sessions see it from now on."""
+    service = _service(args)
+    entry_id, status = _resolved(service, args.id)
+    if entry_id is None or not service.promote(entry_id):
+        return status or _not_found(args.id)
     if args.json:
-        print(dumps({"promoted": args.id}))
+        print(dumps({"promoted": entry_id}))
     else:
-        print(f"Promoted {one_line(args.id)}: every project's sessions see it now")
+        print(f"Promoted {entry_id}: every project's sessions see it now")
     return 0
 
 
@@ -126,14 +148,26 @@ def export_command(args: argparse.Namespace) -> int:
     try:
         written = export_markdown(entries, args.output)  # creates the output directory (0700)
     except OSError as exc:
-        return fail(f"cannot export: {exc}")
+        return fail(f"cannot export to {args.output}: {os_problem(exc)}")
     if args.json:
         files = [{"path": str(path), "entries": count} for path, count in written]
         print(dumps({"output": args.output, "entries": sum(count for _, count in written), "files": files}))
         return 0
     for path, count in written:
-        print(f"wrote {count} entries to {path}")
+        print(f"wrote {count_of(count, 'entry', 'entries')} to {path}")
     return 0
+
+
+def os_problem(exc: OSError) -> str:
+    """An OSError in words ("... is a file, not a directory"), without Python's `[Errno 17]` prefix."""
+    import errno
+
+    where = exc.filename or "a path"
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        return f"{where} is a file, not a directory" if os.path.isfile(where) else f"a part of {where} is a file"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"no permission to write {where}"
+    return f"{(exc.strerror or type(exc).__name__).lower()}: {where}"
 
 
 def _store_flags(parser: argparse.ArgumentParser) -> None:
@@ -168,11 +202,11 @@ def add_commands(commands, fmt) -> None:
     listing.add_argument("--json", action="store_true", help=JSON_HELP)
 
     show = add("show", show_command, "show one memory in full", "example:\n  iflow-memory show 1c123aa2533f3d04")
-    show.add_argument("id", help="entry id (16 hex characters)")
+    show.add_argument("id", help=ID_HELP)
     show.add_argument("--json", action="store_true", help=JSON_HELP)
 
     delete = add("delete", delete_command, "delete one memory", "example:\n  iflow-memory delete 1c123aa2533f3d04")
-    delete.add_argument("id", help="entry id (16 hex characters)")
+    delete.add_argument("id", help=ID_HELP)
     delete.add_argument("--json", action="store_true", help=JSON_HELP)
 
     promote = add("promote", promote_command, "let every project's sessions see one project's memory",
@@ -180,7 +214,7 @@ def add_commands(commands, fmt) -> None:
                   "project's sessions. Promoting an entry makes it universal: it moves to the global store's\n"
                   "markdown and every project's session start may inject it.\n\n"
                   "example:\n  iflow-memory promote 1c123aa2533f3d04")
-    promote.add_argument("id", help="entry id (16 hex characters)")
+    promote.add_argument("id", help=ID_HELP)
     promote.add_argument("--json", action="store_true", help=JSON_HELP)
 
     stats = add("stats", stats_command, "counts per category, source and project",
@@ -192,6 +226,9 @@ def add_commands(commands, fmt) -> None:
                  "  iflow-memory import --project-root restored  # after copying it to restored/docs/knowledge-bank")
     export.add_argument("--output", required=True, help="directory for anti-patterns.md, heuristics.md, patterns.md")
     export.add_argument("--json", action="store_true", help=JSON_HELP)
+
+
+ID_HELP = "entry id (16 hex characters) or a unique prefix of at least 4, as `list` shows it"
 
 
 def _check_search(args: argparse.Namespace) -> None:

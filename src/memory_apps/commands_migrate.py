@@ -19,6 +19,7 @@ EPILOG = f"""examples:
   iflow-memory migrate --to postgresql://alice@db.example.com/memory --dry-run
   iflow-memory migrate --to postgresql://alice@db.example.com/memory --json
   IFLOW_MEMORY_DATABASE_URL=postgresql://alice@db.example.com/memory iflow-memory migrate --to ~/backup/memory.db
+  iflow-memory migrate --to ~/backup/store  # a store directory: then `iflow-memory list --global-store ~/backup/store`
   iflow-memory migrate --from ~/old/{DB_FILENAME} --to postgresql:///memory?host=/var/run/postgresql
 
 Every entry moves with every field (counters, recall times, scopes), its vector (exact float32), its staged
@@ -50,16 +51,31 @@ class Location(NamedTuple):
         return mask_database_url(self.url) if self.url else str(self.path)
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
 def location(value: str) -> Location:
-    """`--to`/`--from`: a PostgreSQL URL, else an SQLite file (a directory means its memory.db); DatabaseUrlError
-    for a URL of another scheme."""
+    """`--to`/`--from`: a PostgreSQL URL, else an SQLite file: a path ending in `.db` or an existing file is one;
+    any other path is a store directory (its memory.db), as `--global-store` names one. DatabaseUrlError for a
+    URL of another scheme."""
     from memory_apps.database_url import check_database_url
 
     if "://" in value:
         check_database_url(value)
         return Location(url=value)
     path = os.path.abspath(os.path.expanduser(value))
-    return Location(path=os.path.join(path, DB_FILENAME) if os.path.isdir(path) else path)
+    is_file = os.path.isfile(path) or (path.endswith(".db") and not os.path.isdir(path))
+    return Location(path=path if is_file else os.path.join(path, DB_FILENAME))
+
+
+def _not_sqlite(path: str) -> bool:
+    """Whether `path` is a file with something else than an SQLite database in it (an empty file is a new one)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except OSError:
+        return False  # missing or unreadable: opening it says what is wrong
+    return bool(head) and head != SQLITE_HEADER
 
 
 def _source(args: argparse.Namespace) -> Location:
@@ -84,6 +100,9 @@ def _invalid(source: Location, target: Location, batch_size: int) -> Optional[st
         return f"no memory store at {source.path}: nothing to copy (check --global-store or --from)"
     if target.path and source.path and os.path.exists(target.path) and os.path.samefile(source.path, target.path):
         return f"the target is the source ({source.path}): nothing to copy"
+    if target.path and _not_sqlite(target.path):
+        return (f"{target.path} is a file but not an SQLite database (nothing was written); give a store "
+                "directory, a new path, or an SQLite file")
     return None
 
 
@@ -227,8 +246,9 @@ def add_command(commands, fmt) -> None:
                     "SQLite file. Running it again copies only what differs.",
         epilog=EPILOG, formatter_class=fmt)
     migrate.add_argument("--to", required=True, metavar="URL|PATH",
-                         help="the target: postgresql://… or an SQLite file (a directory means its memory.db; "
-                              "created if missing)")
+                         help="the target: postgresql://…, a store directory (its memory.db, the directory "
+                              "created privately if missing; what --global-store names), or an SQLite file "
+                              "(an existing one, or a new path ending in .db)")
     migrate.add_argument("--from", dest="source", default=None, metavar="URL|PATH",
                          help="the source, instead of the current store")
     migrate.add_argument("--global-store", default=None, help=STORE_HELP)

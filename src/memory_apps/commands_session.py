@@ -17,7 +17,8 @@ def _hook(args: argparse.Namespace) -> int:
     from memory_apps.claude_hook import session_start
 
     gc.disable()  # a short-lived hook process
-    return session_start(args.project_root, args.global_store, args.limit, fast_exit=True)
+    return session_start(args.project_root, args.global_store, args.limit, fast_exit=True,
+                         defer_to_project=args.defer_to_project)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -47,6 +48,9 @@ def add_hook(commands, fmt) -> None:
     hook.add_argument("--project-root", default=None, help="project (default: $CLAUDE_PROJECT_DIR, the event's cwd)")
     hook.add_argument("--global-store", default=None, help=STORE_HELP)
     hook.add_argument("--limit", type=int, default=None, help="entries to inject (default: memory_injection_limit)")
+    hook.add_argument("--defer-to-project", action="store_true",
+                      help="inject nothing in a project whose own .claude/settings(.local).json run this hook "
+                           "(what `install-claude --scope user` writes: the memory comes once)")
     hook.set_defaults(handler=_hook)
 
 

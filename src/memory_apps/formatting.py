@@ -22,20 +22,43 @@ PLAIN_WIDTH = 100_000  # piped output is never wrapped or cut to a terminal's wi
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], widths: Sequence[int] = (),
-          right: Sequence[int] = ()) -> str:
-    """A table of inert one-line cells, cut to the given widths (0 = no limit); `right` columns right-aligned."""
+          right: Sequence[int] = (), whole: Sequence[int] = ()) -> str:
+    """A table of inert one-line cells, cut to the given widths (0 = no limit); `right` columns right-aligned;
+    `whole` columns never cut, however narrow the terminal (ids: what the next command needs)."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     grid = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold")
     limits = list(widths) + [0] * (len(headers) - len(widths))
+    cells = [[Text(one_line(str(cell))) for cell in row] for row in rows]
+    natural = [max([len(header)] + [row[i].cell_len for row in cells]) for i, header in enumerate(headers)]
+    natural = [min(width, limit) if limit else width for width, limit in zip(natural, limits)]
+    room = _console().width - 2 * (len(headers) - 1)  # a column's padding and the rule's gap between columns
+    # Cut here rather than let rich shrink every column evenly: a `whole` column keeps its width.
+    fitted = fit_widths(natural, whole, room)
     for index, header in enumerate(headers):
-        grid.add_column(Text(header), max_width=limits[index] or None, no_wrap=True, overflow="ellipsis",
-                        justify="right" if index in right else "left")
-    for row in rows:
-        grid.add_row(*(Text(one_line(str(cell))) for cell in row))
+        width = fitted[index]
+        grid.add_column(Text(header), max_width=width, min_width=width if index in whole else None,
+                        no_wrap=True, overflow="ellipsis", justify="right" if index in right else "left")
+    for row in cells:
+        grid.add_row(*row)
     return render(grid)
+
+
+def fit_widths(natural: Sequence[int], whole: Sequence[int], room: int) -> list[int]:
+    """Column widths within `room`: the `whole` columns keep theirs, the others give up space widest first (one
+    character each at least)."""
+    widths = list(natural)
+    excess = sum(widths) - room
+    cuttable = [i for i in range(len(widths)) if i not in whole]
+    while excess > 0:
+        widest = max(cuttable, key=widths.__getitem__, default=None)
+        if widest is None or widths[widest] <= 1:
+            break
+        widths[widest] -= 1
+        excess -= 1
+    return widths
 
 
 def fields(data: dict[str, Any], multi_line: Sequence[str] = ()) -> str:
@@ -62,14 +85,19 @@ def fields(data: dict[str, Any], multi_line: Sequence[str] = ()) -> str:
 def render(renderable: Any) -> str:
     """Text of a rich renderable for stdout: styled and fitted to the terminal on one, plain and unwrapped when
     piped (no ANSI codes, whatever FORCE_COLOR says), without trailing blanks."""
-    from rich.console import Console
-
-    terminal = is_terminal(sys.stdout)
-    console = Console(file=sys.stdout, force_terminal=terminal, width=None if terminal else PLAIN_WIDTH,
-                      highlight=False, markup=False, emoji=False)
+    console = _console()
     with console.capture() as captured:
         console.print(renderable)
     return "\n".join(line.rstrip() for line in captured.get().splitlines())
+
+
+def _console() -> Any:
+    """A rich console on stdout: the terminal's width on one, no width limit when piped."""
+    from rich.console import Console
+
+    terminal = is_terminal(sys.stdout)
+    return Console(file=sys.stdout, force_terminal=terminal, width=None if terminal else PLAIN_WIDTH,
+                   highlight=False, markup=False, emoji=False)
 
 
 def is_terminal(stream: Any) -> bool:
@@ -100,6 +128,11 @@ def dumps(data: Any) -> str:
     """Pretty JSON, with any character a terminal would act on escaped (ADR 13)."""
     text = json.dumps(data, indent=2, ensure_ascii=False)
     return _TERMINAL_ACTIVE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def count_of(number: int, noun: str, plural: str = "") -> str:
+    """`1 entry`, `2 entries`: the number with its noun in the right number (`plural` when not noun + s)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def fail(message: str, status: int = EXIT_INVALID) -> int:

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from memory_adapters.provider_errors import install_hint
-from memory_apps.claude_config import (CLAUDE_JSON_LIMIT, HOOK_ARGS, SERVER_NAME, child_object, hook_in_file,
-                                       load_object, names_a_machine_path, our_hook, save, server_in_file,
-                                       session_start_groups)
+from memory_apps.claude_config import (CLAUDE_JSON_LIMIT, DEFER_FLAG, HOOK_ARGS, SERVER_NAME, child_object,
+                                       defers_to_project, hook_in_file, load_object, names_a_machine_path,
+                                       our_hook, remove_our_hook, save, server_in_file, session_start_groups)
 from memory_apps.formatting import fail
 
 SCOPES = ("local", "project", "user")
@@ -107,27 +107,52 @@ class _Edit:
         return f"{verb} {self.path} ({self.what}" + (f"; backup: {backup}" if backup else "") + ")"
 
 
-def _hook_edit(where: Targets, command: str, scope: str) -> tuple[Optional[_Edit], list[str], list[str]]:
-    """The hook change (None when another settings file already runs the hook), status lines and notes."""
+def _hook_edits(where: Targets, command: str, scope: str) -> tuple[list[_Edit], list[str], list[str]]:
+    """The hook changes (none when another settings file already runs the hook), status lines and notes.
+
+    One hook per session, whatever the order of installs (ADR 20): a personal install adds none beside the
+    project's or the user's; a project install takes the personal one out; a user-scope hook stays quiet, when
+    it runs, in a project whose own settings run the hook."""
     data, original = load_object(where.settings)
     groups = session_start_groups(data, where.settings)
     hook = our_hook(groups)
-    if hook is not None:
-        changed = hook.get("command") != command
-        hook["command"] = command
-        return _Edit(where.settings, HOOK, data, original, changed), [], []
     elsewhere = [(path, found) for path in where.other_settings if (found := hook_in_file(path))]
-    if elsewhere and scope == "local":  # one hook per session: a second one would inject the memory twice
+    if elsewhere and scope == "local":
         path, found = elsewhere[0]
         notes = []
         if path == where.other_settings[0] and names_a_machine_path(found):  # the project's shared settings
             notes.append(f"note: {path} is shared but names a path on this machine; "
                          "`iflow-memory install-claude --scope project` makes it portable")
-        return None, [f"unchanged: the {HOOK} is already in {path} (nothing added to {where.settings})"], notes
-    groups.append({"hooks": [{"type": "command", "command": command, "timeout": 5}]})
-    return _Edit(where.settings, HOOK, data, original, True), [], [
-        f"note: {path} also runs the iflow-memory hook; remove it there or sessions get the memory twice"
-        for path, _ in elsewhere]
+        if hook is not None:  # both, from before installs took care of it: the personal one goes
+            return [_removal(where.settings, path)], [], notes
+        return [], [f"unchanged: the {HOOK} is already in {path} (nothing added to {where.settings})"], notes
+    if hook is not None:
+        changed = hook.get("command") != command
+        hook["command"] = command
+    else:
+        groups.append({"hooks": [{"type": "command", "command": command, "timeout": 5}]})
+        changed = True
+    edits, notes = [_Edit(where.settings, HOOK, data, original, changed)], []
+    for path, found in elsewhere:
+        if scope == "project" and path == where.other_settings[0]:  # the personal file: this install replaces it
+            edits.append(_removal(path, where.settings))
+        elif scope == "project":  # the user's settings: every project's hook
+            notes.append(f"note: {path} also runs the hook, for all your projects; it stays quiet in this one, "
+                         "whose own settings run it" if defers_to_project(found) else
+                         f"note: {path} also runs the hook, from an older install that does not leave a project "
+                         "to its own hook; run `iflow-memory install-claude --scope user` again, or sessions here "
+                         "get the memory twice")
+        else:  # the user scope: this project's own files
+            notes.append(f"note: {path} already runs the hook for this project; the user-scope hook stays quiet "
+                         "there, so its sessions get the memory once")
+    return edits, [], notes
+
+
+def _removal(path: str, replacement: str) -> _Edit:
+    """Taking the hook out of a personal settings file, because `replacement` runs it for the project now."""
+    data, original = load_object(path)
+    remove_our_hook(session_start_groups(data, path))
+    return _Edit(path, f"{HOOK} removed: {replacement} runs it now", data, original, True)
 
 
 def _server_edit(where: Targets, argv: list[str]) -> _Edit:
@@ -174,18 +199,21 @@ def install(project: str, scope: str = "local") -> int:
         return fail(f"project directory {project} does not exist (nothing was written)")
     where, argv, missing_mcp = targets(project, scope), scope_argv(scope), mcp_problem()
     try:  # both files are read and checked (a link is refused) before either is written
-        hook, lines, notes = _hook_edit(where, shlex.join([*argv, *HOOK_ARGS]), scope)
+        flags = [DEFER_FLAG] if scope == "user" else []
+        hooks, lines, notes = _hook_edits(where, shlex.join([*argv, *HOOK_ARGS, *flags]), scope)
         server = None if missing_mcp else _server_edit(where, argv)
     except (ValueError, OSError) as exc:
         return fail(f"{exc}; nothing was written")
     try:
-        for line in lines + ([hook.apply()] if hook else []):
+        for line in lines:
             print(line)
+        for hook in hooks:
+            print(hook.apply())
         print(server.apply() if server else f"skipped {SERVER}: {missing_mcp} (`iflow-memory serve` would exit "
               f"at start); install it with `{MCP_HINT}`, then run install-claude again")
     except OSError as exc:
         return fail(f"{exc}; that file was left unchanged")
-    for note in notes + _notes(project, scope, where, bool(hook and hook.changed)):
+    for note in notes + _notes(project, scope, where, bool(hooks and hooks[0].changed)):
         print(note)
     return 0
 
@@ -210,11 +238,14 @@ def add_command(commands, fmt) -> None:
                     "  project  .claude/settings.json and .mcp.json, committed: `iflow-memory` from PATH, the "
                     "whole team\n"
                     "  user     ~/.claude/settings.json and ~/.claude.json: absolute paths, all your projects",
-        epilog="examples:\n  iflow-memory install-claude --project ~/src/app\n"
-               "  iflow-memory install-claude --project ~/src/app --scope project\n\n"
+        epilog="examples:\n  iflow-memory install-claude --project-root ~/src/app\n"
+               "  iflow-memory install-claude --project-root ~/src/app --scope project\n\n"
                "exit status: 0 ok (also when the MCP server was skipped for want of the mcp extra), 1 the "
                "project does not exist, or a file is not valid JSON or is a symbolic link (nothing is written)")
-    parser.add_argument("--project", default=os.getcwd(), help="project directory (default: current)")
+    parser.add_argument("--project-root", dest="project", default=os.getcwd(), metavar="PROJECT_ROOT",
+                        help="project directory (default: current)")
+    # --project: the name this flag had before it matched every other command's; still accepted.
+    parser.add_argument("--project", dest="project", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.add_argument("--scope", choices=SCOPES, default="local",
                         help="where to write: local (default), project or user; see above")
     parser.set_defaults(handler=install_command)

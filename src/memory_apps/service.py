@@ -94,6 +94,14 @@ class MemoryService:
                 self._scopes = project_scopes(self.project_root)  # a git lookup: once per service
             return self._retrieval.current().search(query, limit, category, scopes=self._scopes)
 
+    def resolve_id(self, text: str) -> Optional[str]:
+        """The full id an id or unique prefix (4+ hex characters) names, or None; InvalidEntry for a malformed id,
+        AmbiguousId (an InvalidEntry) for a prefix several entries share."""
+        from memory_core.entry_ids import resolve_entry_id
+
+        with self._lock:
+            return resolve_entry_id(self.container.store(), text)
+
     def get(self, entry_id: str) -> Optional[Entry]:
         """One entry by id."""
         with self._lock:

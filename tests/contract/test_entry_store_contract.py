@@ -12,6 +12,7 @@ from memory_adapters.float32_vectors import pack_vector
 from memory_adapters.postgres_store import PostgresEntryStore
 from memory_core.models import EntryDraft
 from memory_core.ports import EmbeddingStore, EntryStore, KeywordIndex
+from tests._shared_prefix import sharing_a_prefix
 from tests.fakes import T0
 
 UNKNOWN_ID = "0123456789abcdef"
@@ -87,6 +88,16 @@ class EntryStoreContract:
     # -- reads and delete -------------------------------------------------------------------
     def test_get_unknown_id_is_none(self, store):
         assert store.get(UNKNOWN_ID) is None
+
+    def test_ids_with_prefix_lists_the_ids_that_start_with_it(self, store):
+        first, second = sharing_a_prefix(4)
+        ids = sorted(store.upsert(draft(text), T0).entry_id for text in (first, second))
+        other = store.upsert(draft("An unrelated learning about logs"), T0).entry_id
+        assert store.ids_with_prefix(ids[0][:4], 10) == ids
+        assert store.ids_with_prefix(ids[0][:4], 1) == ids[:1]
+        assert store.ids_with_prefix(ids[1], 10) == [ids[1]]
+        assert store.ids_with_prefix(other[:6], 10) == [other]
+        assert store.ids_with_prefix(UNKNOWN_ID, 10) == []
 
     def test_all_entries_and_count(self, store):
         assert store.count() == 0 and store.all_entries() == []

@@ -48,7 +48,7 @@ def claude_json(home: Path) -> Path:
 
 def hook_commands(path: Path) -> list[str]:
     return [hook["command"] for group in read(path)["hooks"]["SessionStart"] for hook in group.get("hooks", [])
-            if hook["command"].endswith("hook session-start")]
+            if "hook session-start" in hook["command"]]
 
 
 def local_server(home: Path, project: Path) -> dict:

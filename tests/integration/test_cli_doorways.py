@@ -18,6 +18,7 @@ import pytest
 from memory_apps import cli, injector, writer
 from memory_apps.progress import ProgressBar
 from memory_core.hashing import content_hash
+from tests._shared_prefix import sharing_a_prefix
 from tests.integration._backend import Backend
 from tests.integration._helpers import write_settings
 
@@ -252,3 +253,118 @@ def test_progress_bar_is_drawn_on_a_terminal_and_silent_when_piped(monkeypatch):
     drawn = ANSI.sub("", terminal.getvalue())
     assert "embedding" in drawn and "8/8" in drawn and "3/8" in drawn
     assert piped.getvalue() == "" and quiet.getvalue() == ""
+
+
+def test_an_80_column_terminal_shows_every_id_whole(store, run, monkeypatch):
+    project, global_store = store
+    _stored(run, project, global_store)
+    _, listed, _ = run("list", "--json", "--project-root", project, "--global-store", global_store)
+    ids = [e["id"] for e in json.loads(listed)]
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("TERM", "xterm-256color")
+
+    status = cli.main(["list", "--project-root", str(project), "--global-store", str(global_store)])
+    drawn = [ANSI.sub("", line) for line in terminal.getvalue().splitlines()]
+
+    assert status == 0
+    assert all(len(line) <= 80 for line in drawn), drawn
+    assert sorted(line.split()[0] for line in drawn if re.match(r"[0-9a-f]{16} ", line)) == sorted(ids), drawn
+
+
+def test_show_promote_delete_accept_a_unique_id_prefix(store_on, run):
+    project, global_store, _ = store_on
+    entry_id = _stored(run, project, global_store)
+    flags = ("--project-root", project, "--global-store", global_store, "--json")
+
+    shown = run("show", entry_id[:6].upper(), *flags)
+    promoted = run("promote", entry_id[:5], *flags)
+    deleted = run("delete", entry_id[:4], *flags)
+
+    assert shown[0] == 0 and json.loads(shown[1])["id"] == entry_id, shown
+    assert promoted[0] == 0 and json.loads(promoted[1]) == {"promoted": entry_id}, promoted
+    assert deleted[0] == 0 and json.loads(deleted[1]) == {"deleted": entry_id}, deleted
+
+
+def test_an_ambiguous_id_prefix_names_the_candidates_and_changes_nothing(store, run):
+    project, global_store = store
+    first, second = sharing_a_prefix(4)
+    ids = []
+    for text in (first, second):
+        entry = {**ENTRY, "name": f"Shared prefix {len(ids)}", "description": text}
+        assert run("write", "--project-root", project, "--global-store", global_store, "--entry-json",
+                   json.dumps(entry))[0] == 0
+        ids.append(content_hash(text))
+    flags = ("--project-root", project, "--global-store", global_store)
+
+    status, out, err = run("delete", ids[0][:4], *flags)
+
+    assert status == 1 and out == ""
+    assert f"id prefix {ids[0][:4]} is ambiguous" in err and ids[0] in err and ids[1] in err, err
+    assert "Shared prefix 0" in err and "Shared prefix 1" in err
+    assert run("show", ids[0], *flags)[0] == 0 and run("show", ids[1], *flags)[0] == 0, "nothing was deleted"
+
+
+@pytest.mark.parametrize("command", ["show", "delete", "promote"])
+@pytest.mark.parametrize("given, says", [("not-an-id", "invalid id: must be 4 to 16 hex characters"),
+                                         ("1c123aa2533f3d04ff", "invalid id: must be 4 to 16 hex characters"),
+                                         ("1c1", "invalid id: a prefix needs at least 4 characters")])
+def test_a_malformed_id_is_invalid_not_missing(store, run, command, given, says):
+    project, global_store = store
+
+    status, out, err = run(command, given, "--project-root", project, "--global-store", global_store)
+
+    assert status == 1 and out == ""
+    assert says in err and "no entry" not in err, err
+
+
+def test_one_entry_is_counted_in_the_singular(tmp_path, isolated_home, run):
+    store, project = tmp_path / "G", tmp_path / "app"
+    project.mkdir()
+    write_settings(project, embedding_provider="none")
+    flags = ("--project-root", project, "--global-store", store)
+    assert run("write", *flags, "--entry-json", json.dumps(ENTRY))[0] == 0
+
+    _, listed, _ = run("list", *flags)
+    _, exported, _ = run("export", "--output", tmp_path / "out", *flags)
+
+    assert listed.rstrip().endswith("\n1 entry"), listed
+    assert f"wrote 1 entry to {tmp_path / 'out' / 'patterns.md'}" in exported.splitlines(), exported
+
+
+def test_export_onto_a_file_says_so_in_words(store, run, tmp_path):
+    project, global_store = store
+    (tmp_path / "taken").write_text("mine\n", encoding="utf-8")
+
+    status, out, err = run("export", "--output", tmp_path / "taken", "--project-root", project, "--global-store",
+                           global_store)
+
+    assert status == 1 and out == ""
+    assert f"{tmp_path / 'taken'} is a file, not a directory" in err and "Errno" not in err, err
+    assert (tmp_path / "taken").read_text(encoding="utf-8") == "mine\n"
+
+
+@pytest.mark.parametrize("given", ["-5", "0", "many"])
+def test_embed_max_must_be_a_positive_whole_number(store, run, given):
+    project, global_store = store
+
+    status, out, err = run("embed", "--max", given, "--project-root", project, "--global-store", global_store)
+
+    assert status == 1 and out == ""
+    assert "argument --max: must be" in err and "at least 1" in err, err
+
+
+@pytest.mark.parametrize("typed, meant", [("serch", "search"), ("instal-claude", "install-claude"),
+                                          ("lsit", "list")])
+def test_a_mistyped_command_gets_a_suggestion(run, typed, meant):
+    status, out, err = run(typed, "x")
+
+    assert status == 1 and out == ""
+    assert err.rstrip().endswith(f"did you mean '{meant}'?"), err
+
+
+def test_an_unknown_command_far_from_any_gets_no_suggestion(run):
+    status, _, err = run("xyzzy")
+
+    assert status == 1 and "invalid choice: 'xyzzy'" in err and "did you mean" not in err

@@ -116,15 +116,16 @@ def test_a_hook_in_the_users_settings_is_not_installed_twice(claude_install, pro
     assert not any(line.startswith("note:") for line in result.lines), "the user's own file is not shared"
 
 
-def test_project_scope_warns_when_a_personal_hook_would_run_too(claude_install, project):
+def test_project_scope_takes_the_personal_hook_out_and_says_so(claude_install, project):
     assert claude_install().code == 0
 
     result = claude_install("--scope", "project")
 
     assert result.code == 0, result.err
     assert hook_commands(shared_settings(project)) == [PORTABLE_HOOK]
-    assert (f"note: {local_settings(project)} also runs the iflow-memory hook; remove it there or sessions get "
-            "the memory twice") in result.lines
+    assert hook_commands(local_settings(project)) == [], "a second hook would inject the memory twice"
+    assert any(line.startswith(f"updated {local_settings(project)} (SessionStart hook removed: "
+                               f"{shared_settings(project)} runs it now") for line in result.lines), result.out
 
 
 def test_project_scope_says_when_iflow_memory_is_not_on_path(claude_install, monkeypatch, tmp_path):

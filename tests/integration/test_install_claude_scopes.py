@@ -176,3 +176,19 @@ def test_help_describes_scopes_and_exit_statuses(capsys):
     assert "--scope {local,project,user}" in text
     assert "settings.local.json" in text and ".mcp.json" in text and "exit status: 0" in text
     assert cli.parse_args(["install-claude"]).scope == "local"
+
+
+def test_project_root_is_the_flag_as_everywhere_and_project_still_works(claude_install, project, tmp_path, capsys):
+    cli = parser()
+    with pytest.raises(SystemExit):
+        cli.parse_args(["install-claude", "--help"])
+    text = capsys.readouterr().out
+    other = tmp_path / "other"
+    other.mkdir()
+
+    named = cli.parse_args(["install-claude", "--project-root", str(other)])
+    old_name = claude_install("--scope", "project")  # the fixture passes --project
+
+    assert "--project-root PROJECT_ROOT" in text and "--project " not in text and "--project\n" not in text, text
+    assert named.project == str(other)
+    assert old_name.code == 0 and hook_commands(shared_settings(project)) == [PORTABLE_HOOK]

@@ -314,6 +314,32 @@ def test_invalid_input_exits_1_and_names_the_problem(tmp_path, isolated_home):
     assert no_target.returncode == 1 and "--to" in no_target.stderr
 
 
+def test_a_new_path_becomes_a_private_store_directory_that_list_reads(tmp_path, isolated_home):
+    source, target = tmp_path / "G" / "memory.db", tmp_path / "S"
+    sqlite_source(source)
+
+    done, report = migrate(isolated_home, "--global-store", source.parent, "--to", target)
+    listed = run_app("memory_apps.cli", ["list", "--global-store", target, "--json"], isolated_home)
+
+    assert done.returncode == 0, done.stderr
+    assert target.is_dir() and (target.stat().st_mode & 0o777) == 0o700, "a store directory, not a bare file"
+    assert report["target"] == str(target / "memory.db") and report["entries"]["new"] == 12
+    assert listed.returncode == 0, listed.stderr
+    assert len(json.loads(listed.stdout)) == 12
+
+
+def test_a_file_that_is_not_an_sqlite_database_is_refused_untouched(tmp_path, isolated_home):
+    source, target = tmp_path / "G" / "memory.db", tmp_path / "notes.txt"
+    sqlite_source(source)
+    target.write_text("my notes\n", encoding="utf-8")
+
+    refused, _ = migrate(isolated_home, "--global-store", source.parent, "--to", target)
+
+    assert refused.returncode == 1 and "not an SQLite database" in refused.stderr, refused.stderr
+    assert target.read_text(encoding="utf-8") == "my notes\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["G", "home", "notes.txt"], "nothing moved aside or added"
+
+
 def test_a_server_that_does_not_answer_exits_2_with_its_password_masked(tmp_path, isolated_home):
     source = tmp_path / "G" / "memory.db"
     sqlite_source(source)

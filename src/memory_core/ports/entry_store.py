@@ -32,6 +32,10 @@ class EntryStore(Protocol):
         """Return every entry (without vectors)."""
         ...
 
+    def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Return up to `limit` ids that start with `prefix`, in id order."""
+        ...
+
     def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
         """Return the entries with these ids, in the order given (unknown ids are left out)."""
         ...

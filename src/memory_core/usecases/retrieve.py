@@ -216,11 +216,13 @@ class RetrieveAndRank:
             texts = text_passages(query)  # one clause: the whole query is the only passage
             passages = self.passage_signals(texts, stats, summary=summary) if len(texts) > 1 else []
             scores, used = self.score(stats, vector_scores, keyword_scores, passages=passages)
-        # Entries no retrieval signal found come after every entry one did.
+        # Entries a retrieval signal found are chosen before any it did not (prominence alone fills the rest),
+        # and the chosen are shown best score first: the order is the score the user sees.
         found = set(keyword_scores) | {k for k, v in vector_scores.items() if v > 0}
-        top = [kept.by_id[i] for i in _best(scores, found, limit)]
-        if len(top) < limit:  # then the rest, by score
-            top += [kept.by_id[i] for i in _best(scores, kept.ids - found, limit - len(top))]
+        chosen = _best(scores, found, limit)
+        if len(chosen) < limit:
+            chosen += _best(scores, kept.ids - found, limit - len(chosen))
+        top = [kept.by_id[i] for i in sorted(chosen, key=lambda i: (-scores[i], i))]
         entries = {e.id: e for e in self._store.get_many([s.id for s in top])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in top if s.id in entries]
         total = len(stats) if summary is None else summary.total
