@@ -39,7 +39,8 @@ def search_command(args: argparse.Namespace) -> int:
 
 def list_command(args: argparse.Namespace) -> int:
     """List entries with optional filters."""
-    entries = _service(args).entries()
+    service = _service(args)
+    entries = service.entries()
     if args.category:
         entries = [e for e in entries if e.category == args.category]
     if args.project:
@@ -47,7 +48,10 @@ def list_command(args: argparse.Namespace) -> int:
     if args.source:
         entries = [e for e in entries if e.source == args.source]
     if args.json:
-        print(dumps([entry_dict(e) for e in entries]))
+        from memory_apps.bank_report import banks
+
+        found = banks(service.container.store())
+        print(dumps([_with_bank(entry_dict(e), found) for e in entries]))
         return 0
     rows = [(e.id, e.category, e.observation_count, e.recall_count, e.source, e.source_project or "-", e.name)
             for e in entries]
@@ -55,6 +59,14 @@ def list_command(args: argparse.Namespace) -> int:
                 right=[2, 3]))
     print(f"\n{len(entries)} entries")
     return 0
+
+
+def _with_bank(data: dict, found: dict) -> dict:
+    """An entry kept to one project says which bank it came from, that it is not trusted, and why (ADR 23)."""
+    bank = found.get(data.get("scope") or "")
+    if bank is not None:
+        data["bank"] = {"root": bank["root"], "trusted": bank["trusted"], "files": bank["files"]}
+    return data
 
 
 def _invalid(exc: InvalidEntry) -> int:

@@ -12,6 +12,8 @@ from memory_core.first_import import import_marker, is_imported
 from memory_core.keyword_tiers import TieredKeywords
 from memory_core.knowledge import KnowledgeEntry
 from memory_core.legacy import deduplicate, shown_text
+from memory_core.bank_trust import TRUSTED, WIDE, is_trusted, record_bank
+from memory_core.ports.bank_authorship import OTHERS, BankAuthors, BankAuthorship
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
@@ -35,6 +37,8 @@ class ImportReport:
     """Entries the user deleted earlier: never brought back by an import."""
     remaining: int = 0
     """Parsed entries not imported yet because the deadline came first (a later run resumes)."""
+    banks: dict[str, str] = field(default_factory=dict)
+    """The verdict on each category file of the project's bank (own, local, trusted, others, unknown)."""
 
     @property
     def complete(self) -> bool:
@@ -56,12 +60,13 @@ class ImportKnowledgeBank:
     """Brings markdown entries into the store; re-importing the same files changes nothing."""
 
     def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock, layout: ProjectLayout,
-                 keywords: Optional[TieredKeywords] = None) -> None:
+                 keywords: Optional[TieredKeywords] = None, authorship: Optional[BankAuthorship] = None) -> None:
         self._reader = reader
         self._store = store
         self._clock = clock
         self._layout = layout
         self._keywords = keywords
+        self._authorship = authorship  # None: every bank counts as somebody else's (scoped), the safe side
 
     def imported(self, project_root: str) -> bool:
         """Whether this project's knowledge bank was fully imported into a non-empty store."""
@@ -78,22 +83,49 @@ class ImportKnowledgeBank:
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = self._layout.name(project_root)
         now = self._clock.now()
-        scope = self._layout.identity(project_root)
-        todo = self._not_yet_stored(unique, report, scope)
+        scopes = self._bank_scopes(project_root, unique, report, now.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        todo = self._not_yet_stored(unique, report, scopes)
         size = max(1, batch_size)
         for start in range(0, len(todo), size):
             if start and deadline is not None and deadline.expired():
                 report.remaining = len(todo) - start
                 break
-            items = self._drafts(todo[start:start + size], project, report, scope)
+            items = self._drafts(todo[start:start + size], project, report, scopes)
             for outcome in self._store.import_entries(items, now):
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
         if report.complete:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
         return report
 
+    def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
+                     when: str) -> dict[str, Optional[str]]:
+        """The scope of each category file's entries (None: universal), decided once per import: the user's own
+        or trusted bank is universal, one committed by somebody else stays the project's (ADR 23)."""
+        categories = sorted({e.category for e in entries if e.origin == "local"})
+        if not categories:
+            return {}
+        identity = self._layout.identity(project_root)
+        if is_trusted(self._store, identity):
+            authors = BankAuthors({c: TRUSTED for c in categories})
+        elif self._authorship is not None:
+            authors = self._authorship.authors(project_root, categories)
+        else:
+            authors = BankAuthors({c: OTHERS for c in categories})
+        report.banks = {c: authors.verdicts.get(c, OTHERS) for c in categories}
+        record_bank(self._store, identity, project_root, report.banks, authors.strangers, when)
+        return {c: None if verdict in WIDE else identity for c, verdict in report.banks.items()}
+
+    @staticmethod
+    def _scope(entry: KnowledgeEntry, scopes: dict[str, Optional[str]]) -> Optional[str]:
+        """Where an entry belongs: the global store's markdown is universal; a bank entry takes its file's scope,
+        narrowed to the project its block names (an exported scoped entry) only when the file is the user's."""
+        if entry.origin != "local":
+            return None
+        decided = scopes.get(entry.category)
+        return entry.scope if decided is None else decided
+
     def _not_yet_stored(self, entries: list[KnowledgeEntry], report: ImportReport,
-                        scope: str) -> list[KnowledgeEntry]:
+                        scopes: dict[str, Optional[str]]) -> list[KnowledgeEntry]:
         """Entries an import would change; the others count as unchanged without a write, so a resumed import
         starts where the last one stopped. An entry this bank holds that is stored for another project (a copy
         of the project, the same learning in two banks) becomes this project's too."""
@@ -104,20 +136,22 @@ class ImportKnowledgeBank:
         for entry in entries:
             known = stored.get(entry.entry_id)
             could_label = bool(entry.keywords) or self._keywords is not None
-            if known is not None and entry.origin == "local" and known.scope not in (None, scope):
+            scope = self._scope(entry, scopes)
+            if known is not None and scope is not None and known.scope not in (None, scope):
                 self._store.add_scope(known.id, scope)
             if known is None or entry.observation_count > known.observation_count or (
-                    could_label and not known.keywords) or (entry.origin == "global" and known.scope is not None):
+                    could_label and not known.keywords) or (scope is None and known.scope is not None):
                 todo.append(entry)
             else:
                 report.unchanged += 1
         return todo
 
-    def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport, scope: str) -> list:
+    def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport,
+                scopes: dict[str, Optional[str]]) -> list:
         """Validated drafts; keywords are generated only for entries the store does not already label.
 
-        A project's own bank is scoped to that project whatever its text claims (a cloned repository's bank
-        must not reach other projects' sessions); only the global store's markdown is universal."""
+        A bank somebody else committed is scoped to its project whatever its text claims (`Tags: universal`,
+        a stored source): a cloned repository's bank must not reach the user's other projects (ADR 23)."""
         labelled = {e.id for e in self._store.get_many([k.entry_id for k in batch]) if e.keywords}
         items = []
         for entry in batch:
@@ -129,7 +163,11 @@ class ImportKnowledgeBank:
                 name = shown_text(entry.name)  # hand-written markdown: its name never passed the validators
                 report.problems.append(f"skipped '{name}' ({entry.category}): invalid {field_name}")
                 continue
-            draft = draft.model_copy(update={"scope": scope if entry.origin == "local" else None})
+            scope = self._scope(entry, scopes)
+            update: dict = {"scope": scope}
+            if scope is not None and entry.origin == "local" and scopes.get(entry.category) is not None:
+                update["source"] = "import"  # a stranger's file says nothing about how an entry was stored
+            draft = draft.model_copy(update=update)
             if self._keywords is not None and not draft.keywords and entry.entry_id not in labelled:
                 draft = draft.model_copy(update={"keywords": self._keywords.generate(
                     draft.name, draft.description, draft.reasoning, draft.category)})
