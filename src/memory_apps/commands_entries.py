@@ -188,9 +188,9 @@ def add_commands(commands, fmt) -> None:
     delete.add_argument("--json", action="store_true", help=JSON_HELP)
 
     promote = add("promote", promote_command, "let every project's sessions see one project's memory",
-                  "A project's own knowledge bank (and what a retro records for one project) reaches only that\n"
-                  "project's sessions. Promoting an entry makes it universal: it moves to the global store's\n"
-                  "markdown and every project's session start may inject it.\n\n"
+                  "A knowledge bank somebody else committed reaches only its own repository's sessions (ADR 23).\n"
+                  "Promoting one of its entries makes it universal: it moves to the global store's markdown and\n"
+                  "every project's session start may inject it (`iflow-memory trust` widens a whole bank).\n\n"
                   "example:\n  iflow-memory promote 1c123aa2533f3d04")
     promote.add_argument("id", help="entry id (16 hex characters)")
     promote.add_argument("--json", action="store_true", help=JSON_HELP)
