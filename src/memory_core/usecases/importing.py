@@ -83,7 +83,8 @@ class ImportKnowledgeBank:
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = self._layout.name(project_root)
         now = self._clock.now()
-        scopes = self._bank_scopes(project_root, unique, report, now.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        scopes = _Scopes(self._bank_scopes(project_root, parsed, report, now.strftime("%Y-%m-%dT%H:%M:%SZ")),
+                         {e.entry_id for e in parsed if e.origin == "global"})
         todo = self._not_yet_stored(unique, report, scopes)
         size = max(1, batch_size)
         for start in range(0, len(todo), size):
@@ -115,17 +116,8 @@ class ImportKnowledgeBank:
         record_bank(self._store, identity, project_root, report.banks, authors.strangers, when)
         return {c: None if verdict in WIDE else identity for c, verdict in report.banks.items()}
 
-    @staticmethod
-    def _scope(entry: KnowledgeEntry, scopes: dict[str, Optional[str]]) -> Optional[str]:
-        """Where an entry belongs: the global store's markdown is universal; a bank entry takes its file's scope,
-        narrowed to the project its block names (an exported scoped entry) only when the file is the user's."""
-        if entry.origin != "local":
-            return None
-        decided = scopes.get(entry.category)
-        return entry.scope if decided is None else decided
-
     def _not_yet_stored(self, entries: list[KnowledgeEntry], report: ImportReport,
-                        scopes: dict[str, Optional[str]]) -> list[KnowledgeEntry]:
+                        scopes: "_Scopes") -> list[KnowledgeEntry]:
         """Entries an import would change; the others count as unchanged without a write, so a resumed import
         starts where the last one stopped. An entry this bank holds that is stored for another project (a copy
         of the project, the same learning in two banks) becomes this project's too."""
@@ -136,7 +128,7 @@ class ImportKnowledgeBank:
         for entry in entries:
             known = stored.get(entry.entry_id)
             could_label = bool(entry.keywords) or self._keywords is not None
-            scope = self._scope(entry, scopes)
+            scope = scopes.of(entry)
             if known is not None and scope is not None and known.scope not in (None, scope):
                 self._store.add_scope(known.id, scope)
             if known is None or entry.observation_count > known.observation_count or (
@@ -147,7 +139,7 @@ class ImportKnowledgeBank:
         return todo
 
     def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport,
-                scopes: dict[str, Optional[str]]) -> list:
+                scopes: "_Scopes") -> list:
         """Validated drafts; keywords are generated only for entries the store does not already label.
 
         A bank somebody else committed is scoped to its project whatever its text claims (`Tags: universal`,
@@ -163,9 +155,9 @@ class ImportKnowledgeBank:
                 name = shown_text(entry.name)  # hand-written markdown: its name never passed the validators
                 report.problems.append(f"skipped '{name}' ({entry.category}): invalid {field_name}")
                 continue
-            scope = self._scope(entry, scopes)
+            scope = scopes.of(entry)
             update: dict = {"scope": scope}
-            if scope is not None and entry.origin == "local" and scopes.get(entry.category) is not None:
+            if scope is not None and scopes.strangers(entry):
                 update["source"] = "import"  # a stranger's file says nothing about how an entry was stored
             draft = draft.model_copy(update=update)
             if self._keywords is not None and not draft.keywords and entry.entry_id not in labelled:
@@ -173,3 +165,25 @@ class ImportKnowledgeBank:
                     draft.name, draft.description, draft.reasoning, draft.category)})
             items.append((draft, entry.last_observed))
         return items
+
+
+@dataclass
+class _Scopes:
+    """What one import decided: the scope of each bank file's entries (None: universal), and the entries the
+    global store's markdown lists (what the user's tools stored: universal even where a bank, read first and so
+    the copy deduplicate keeps, holds the same entry)."""
+
+    by_category: dict[str, Optional[str]]
+    listed_globally: set[str]
+
+    def of(self, entry: KnowledgeEntry) -> Optional[str]:
+        """Where an entry belongs: a bank entry takes its file's scope, narrowed to the project its block names
+        (an exported scoped entry) only when the file is the user's own."""
+        if entry.origin != "local" or entry.entry_id in self.listed_globally:
+            return None
+        decided = self.by_category.get(entry.category)
+        return entry.scope if decided is None else decided
+
+    def strangers(self, entry: KnowledgeEntry) -> bool:
+        """Whether the entry comes from a bank file somebody else wrote (its text decides nothing)."""
+        return entry.origin == "local" and self.by_category.get(entry.category) is not None
