@@ -133,7 +133,8 @@ def test_a_cloned_repositorys_bank_stays_in_that_repository_until_trusted(tmp_pa
     trusted = _cli(["trust", evil, "--global-store", store], home, app)
     assert "reaches every project" in trusted.stdout
     assert "bootstrap.sh" in _block(app, store, home), "trusted: every project's sessions see its bank"
-    _cli(["import", "--global-store", store, "--project-root", evil], home, evil)
+    reimported = _cli(["import", "--json", "--global-store", store, "--project-root", evil], home, evil)
+    assert json.loads(reimported.stdout)["banks"] == {"heuristics": "trusted"} and "stay in" not in reimported.stderr
     assert "bootstrap.sh" in _block(app, store, home), "the decision is kept: a re-import keeps it wide"
     assert "reaches every project: heuristics.md trusted by command" in _doctor(app, store, home)
 
@@ -153,6 +154,9 @@ def test_two_checkouts_with_the_same_name_do_not_share_a_strangers_bank(tmp_path
     home, store = _home(tmp_path), tmp_path / "store"
     first = _project(tmp_path / "a" / "app", home, HOSTILE_BANK, author=STRANGER)
     second = _project(tmp_path / "b" / "app", home, author="someone-else@example.invalid")
+    imported = _cli(["import", "--global-store", store, "--project-root", first], home, first)
+    assert f"heuristics.md (committed by others) stay in this repository; `iflow-memory trust {first}`" \
+        in imported.stderr
     assert "bootstrap.sh" in _block(first, store, home)
     assert "bootstrap.sh" not in _block(second, store, home)
 
