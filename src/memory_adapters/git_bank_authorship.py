@@ -10,17 +10,16 @@ from typing import Optional
 from memory_adapters.markdown_knowledge_bank import CATEGORY_FILES, project_bank
 from memory_core.ports.bank_authorship import LOCAL, OTHERS, OWN, UNKNOWN, BankAuthors
 
-GIT_TIMEOUT_S = 2.0  # once per import, never on a session that found its bank imported
 _MARK = "\x01"  # starts each commit's author line in the log output; never part of an email or path
 _NO_REPOSITORY = 128  # git's status for "not a git repository" (also for other fatal errors: told apart below)
 
 
-def _git(directory: str, *args: str) -> Optional[subprocess.CompletedProcess]:
+def _git(directory: str, timeout_s: float, *args: str) -> Optional[subprocess.CompletedProcess]:
     """Run git in `directory` with untranslated messages; None when git is missing or too slow."""
     env = {**os.environ, "LC_ALL": "C", "LANGUAGE": "C", "GIT_OPTIONAL_LOCKS": "0"}
     try:
         return subprocess.run(["git", "-C", directory, "-c", "core.quotepath=off", *args], capture_output=True,
-                              text=True, errors="replace", timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL, env=env)
+                              text=True, errors="replace", timeout=timeout_s, stdin=subprocess.DEVNULL, env=env)
     except (OSError, subprocess.SubprocessError):
         return None
 
@@ -29,10 +28,11 @@ def _outside_repository(result: subprocess.CompletedProcess) -> bool:
     return result.returncode == _NO_REPOSITORY and "not a git repository" in result.stderr.lower()
 
 
-def commit_authors(bank: str) -> Optional[dict[str, set[str]]]:
+def commit_authors(bank: str, timeout_s: float) -> Optional[dict[str, set[str]]]:
     """{file name: emails of the commits that touched it} for the files directly in `bank`; {} outside a
     repository; None when git could not tell."""
-    result = _git(bank, "log", "--no-merges", "--relative", "--name-only", f"--format={_MARK}%ae", "--", ".")
+    result = _git(bank, timeout_s, "log", "--no-merges", "--relative", "--name-only", f"--format={_MARK}%ae", "--",
+                  ".")
     if result is None:
         return None
     if result.returncode != 0:
@@ -47,9 +47,9 @@ def commit_authors(bank: str) -> Optional[dict[str, set[str]]]:
     return authors
 
 
-def user_email(directory: str) -> Optional[str]:
+def user_email(directory: str, timeout_s: float) -> Optional[str]:
     """The email the user's commits in this repository carry (`git config user.email`), or None when unset."""
-    result = _git(directory, "config", "--get", "user.email")
+    result = _git(directory, timeout_s, "config", "--get", "user.email")
     if result is None or result.returncode != 0:
         return None
     return result.stdout.strip().lower() or None
@@ -59,16 +59,16 @@ class GitBankAuthorship:
     """Implements BankAuthorship from git history: OWN when the user authored every commit touching a file,
     LOCAL when none did (or there is no repository), OTHERS when anyone else did, UNKNOWN when git failed."""
 
-    def authors(self, project_root: str, categories: list[str]) -> BankAuthors:
+    def authors(self, project_root: str, categories: list[str], timeout_s: float) -> BankAuthors:
         """The verdict of each existing category file of the project's bank."""
         bank = project_bank(project_root)
         present = [c for c in categories if os.path.lexists(os.path.join(bank, CATEGORY_FILES[c]))]
         if not present:
             return BankAuthors()
-        history = commit_authors(bank)
+        history = commit_authors(bank, timeout_s)
         if history is None:
             return BankAuthors({c: UNKNOWN for c in present})
-        me = user_email(bank) if history else None
+        me = user_email(bank, timeout_s) if history else None
         verdicts: dict[str, str] = {}
         strangers: set[str] = set()
         for category in present:

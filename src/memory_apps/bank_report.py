@@ -10,6 +10,7 @@ from typing import Any
 from memory_apps.formatting import JSON_HELP, database_failed, dumps, fail
 from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_project
 from memory_core.bank_trust import BANK_PREFIX, TRUSTED, WIDE, bank_record, explain, is_trusted, record_trust
+from memory_core.ports.bank_authorship import UNKNOWN
 from memory_core.records import CATEGORIES
 
 _FILES = {category: f"{category}.md" for category in CATEGORIES}
@@ -26,6 +27,7 @@ def banks(store) -> dict[str, dict[str, Any]]:
         trusted = is_trusted(store, identity)
         verdicts = {c: TRUSTED if trusted else v for c, v in record["files"].items()}
         found[identity] = {"root": record.get("root"), "trusted": all(v in WIDE for v in verdicts.values()),
+                           "unknown": UNKNOWN in verdicts.values(),
                            "files": {_FILES.get(c, c): explain(v, record.get("others") or [])
                                      for c, v in sorted(verdicts.items())}}
     return found
@@ -37,8 +39,9 @@ def bank_lines(store) -> list[tuple[bool, str, str]]:
     for identity, bank in sorted(banks(store).items(), key=lambda kv: (not kv[1]["trusted"], str(kv[1]["root"]))):
         files = "; ".join(f"{name} {why}" for name, why in bank["files"].items())
         where = "reaches every project" if bank["trusted"] else "stays in its repository"
-        lines.append((bank["trusted"], f"{bank['root']} ({identity}) {where}: {files}",
-                      "" if bank["trusted"] else f"iflow-memory trust {bank['root']}  (only if you trust its authors)"))
+        fix = (f"iflow-memory import --project-root {bank['root']}  (asks git again)" if bank["unknown"] else
+               f"iflow-memory trust {bank['root']}  (only if you trust its authors)")
+        lines.append((bank["trusted"], f"{bank['root']} ({identity}) {where}: {files}", "" if bank["trusted"] else fix))
     return lines
 
 

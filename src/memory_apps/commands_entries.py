@@ -65,7 +65,7 @@ def _with_bank(data: dict, found: dict) -> dict:
     """An entry kept to one project says which bank it came from, that it is not trusted, and why (ADR 23)."""
     bank = found.get(data.get("scope") or "")
     if bank is not None:
-        data["bank"] = {"root": bank["root"], "trusted": bank["trusted"], "files": bank["files"]}
+        data["bank"] = {key: bank[key] for key in ("root", "trusted", "files")}
     return data
 
 

@@ -324,7 +324,7 @@ class _Authors:
     def __init__(self, verdict: str) -> None:
         self.verdict = verdict
 
-    def authors(self, project_root, categories):
+    def authors(self, project_root, categories, timeout_s):
         from memory_core.ports.bank_authorship import BankAuthors
 
         return BankAuthors({c: self.verdict for c in categories})

@@ -98,7 +98,7 @@ class _Authors:
         self.verdicts = {k.replace("_", "-"): v for k, v in verdicts.items()}
         self.calls = 0
 
-    def authors(self, project_root, categories):
+    def authors(self, project_root, categories, timeout_s):
         from memory_core.ports.bank_authorship import BankAuthors
 
         self.calls += 1

@@ -27,6 +27,7 @@ class BankAuthors:
 class BankAuthorship(Protocol):
     """Decides, once per import, who wrote each category file of a project's knowledge bank."""
 
-    def authors(self, project_root: str, categories: list[str]) -> BankAuthors:
-        """The verdict of each category's bank file (categories whose file does not exist may be left out)."""
+    def authors(self, project_root: str, categories: list[str], timeout_s: float) -> BankAuthors:
+        """The verdict of each category's bank file (categories whose file does not exist may be left out);
+        UNKNOWN for all when git takes longer than `timeout_s` per call."""
         ...

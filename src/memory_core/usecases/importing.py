@@ -19,6 +19,10 @@ from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
 
+AUTHORSHIP_TIMEOUT_S = 10.0
+"""How long an import without a deadline (`import`, `trust`, a background run) lets git name a bank's authors."""
+SESSION_AUTHORSHIP_TIMEOUT_S = 2.0
+"""At most this much of a first session's deadline (once per project; a slower git keeps the bank scoped)."""
 IMPORT_BATCH = 100  # entries per committed transaction: an interrupted import keeps every finished batch
 
 
@@ -83,8 +87,9 @@ class ImportKnowledgeBank:
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = self._layout.name(project_root)
         now = self._clock.now()
-        scopes = _Scopes(self._bank_scopes(project_root, parsed, report, now.strftime("%Y-%m-%dT%H:%M:%SZ")),
-                         {e.entry_id for e in parsed if e.origin == "global"})
+        timeout = AUTHORSHIP_TIMEOUT_S if deadline is None else max(0.2, deadline.cap(SESSION_AUTHORSHIP_TIMEOUT_S))
+        decided = self._bank_scopes(project_root, parsed, report, now.strftime("%Y-%m-%dT%H:%M:%SZ"), timeout)
+        scopes = _Scopes(decided, {e.entry_id for e in parsed if e.origin == "global"})
         todo = self._not_yet_stored(unique, report, scopes)
         size = max(1, batch_size)
         for start in range(0, len(todo), size):
@@ -99,7 +104,7 @@ class ImportKnowledgeBank:
         return report
 
     def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
-                     when: str) -> dict[str, Optional[str]]:
+                     when: str, timeout_s: float) -> dict[str, Optional[str]]:
         """The scope of each category file's entries (None: universal), decided once per import: the user's own
         or trusted bank is universal, one committed by somebody else stays the project's (ADR 23)."""
         categories = sorted({e.category for e in entries if e.origin == "local"})
@@ -109,7 +114,7 @@ class ImportKnowledgeBank:
         if is_trusted(self._store, identity):
             authors = BankAuthors({c: TRUSTED for c in categories})
         elif self._authorship is not None:
-            authors = self._authorship.authors(project_root, categories)
+            authors = self._authorship.authors(project_root, categories, timeout_s)
         else:
             authors = BankAuthors({c: OTHERS for c in categories})
         report.banks = {c: authors.verdicts.get(c, OTHERS) for c in categories}
