@@ -10,6 +10,7 @@ from typing import Any
 from memory_apps.formatting import JSON_HELP, database_failed, dumps, fail
 from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_project
 from memory_core.bank_trust import BANK_PREFIX, TRUSTED, WIDE, bank_record, explain, is_trusted, record_trust
+from memory_core.inert import one_line
 from memory_core.ports.bank_authorship import UNKNOWN
 from memory_core.records import CATEGORIES
 
@@ -26,10 +27,12 @@ def banks(store) -> dict[str, dict[str, Any]]:
         identity = key[len(BANK_PREFIX):]
         trusted = is_trusted(store, identity)
         verdicts = {c: TRUSTED if trusted else v for c, v in record["files"].items()}
-        found[identity] = {"root": record.get("root"), "trusted": all(v in WIDE for v in verdicts.values()),
-                           "unknown": UNKNOWN in verdicts.values(),
-                           "files": {_FILES.get(c, c): explain(v, record.get("others") or [])
-                                     for c, v in sorted(verdicts.items())}}
+        # A cloned repository chose its authors' emails: printed inert, as any stored text (ADR 13).
+        found[one_line(identity)] = {
+            "root": one_line(str(record.get("root"))), "trusted": all(v in WIDE for v in verdicts.values()),
+            "unknown": UNKNOWN in verdicts.values(),
+            "files": {one_line(_FILES.get(c, str(c))): one_line(explain(v, list(record.get("others") or [])))
+                      for c, v in sorted(verdicts.items())}}
     return found
 
 

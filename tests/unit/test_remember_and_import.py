@@ -131,3 +131,16 @@ def test_what_the_global_store_lists_stays_universal_even_in_a_strangers_bank():
     ImportKnowledgeBank(reader, store, FakeClock(), FakeProjectLayout(), authorship=_Authors(patterns="others")).run(
         ROOT, GLOBAL)
     assert _scopes(store) == {"Mine": None}
+
+
+def test_what_doctor_says_about_a_bank_is_inert_text():
+    """A cloned repository chooses its authors' emails: no terminal escape reaches the screen (ADR 13)."""
+    from memory_apps.bank_report import bank_lines
+    from memory_core.bank_trust import record_bank
+
+    store = InMemoryEntryStore()
+    record_bank(store, "git:" + "d" * 40, "/src/evil\x1b]0;x\x07", {"patterns": "others"},
+                ("a\x1b[2J@example.invalid",), "2026-11-01T00:00:00Z")
+    [(trusted, detail, fix)] = bank_lines(store)
+    assert not trusted and "\x1b" not in detail + fix and "\x07" not in detail + fix
+    assert "patterns.md committed by others: a@example.invalid" in detail, detail
