@@ -70,8 +70,8 @@ def trust_command(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps({"trusted": root, "project": identity, "new": report.new, "updated": report.updated}))
     else:
-        print(f"Trusted {root} ({identity}): its knowledge bank reaches every project's sessions now "
-              f"({report.new} new, {report.updated} widened)")
+        print(f"Trusted {one_line(root)} ({one_line(identity)}): its knowledge bank reaches every project's "
+              f"sessions now ({report.new} new, {report.updated} widened)")
     return 0
 
 
