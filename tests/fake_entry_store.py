@@ -149,6 +149,10 @@ class InMemoryEntryStore:
         """Write metadata."""
         self.metadata[key] = value
 
+    def metadata_items(self, prefix: str) -> dict[str, str]:
+        """The metadata whose key starts with `prefix`."""
+        return {k: v for k, v in self.metadata.items() if k.startswith(prefix)}
+
     def vectors(self) -> Iterable[tuple[str, bytes]]:
         """Return stored vectors, as the SQLite store does (float32 bytes)."""
         return list(self.vectors_by_id.items())

@@ -12,8 +12,12 @@ from memory_core.records import CATEGORIES, CATEGORY_TITLES, Entry
 
 
 def entry_markdown(entry: Entry) -> str:
-    """One `### ` block with every field the importer understands (the audit trail's project form)."""
-    return entry_block(entry, global_format=False)
+    """One `### ` block with every field the importer understands (the audit trail's project form), plus how
+    the entry was stored and, for a scoped one, its project, so importing the export gives both back."""
+    lines = [entry_block(entry, global_format=False), f"- Entry source: {entry.source}"]
+    if entry.scope is not None:
+        lines.append(f"- Scope: {entry.scope}")
+    return "\n".join(lines)
 
 
 def export_markdown(entries: Sequence[Entry], directory: str) -> list[tuple[str, int]]:

@@ -25,13 +25,16 @@ _CONFIDENCE = re.compile(r"^- Confidence:\s*(high|medium|low)\b", re.MULTILINE |
 _LAST_OBSERVED = re.compile(r"^- Last observed:\s*(\d{4}-\d{2}-\d{2}\S*)", re.MULTILINE)
 _KEYWORDS = re.compile(r"^- Keywords:\s*(.+)$", re.MULTILINE)
 _TRACKED = re.compile(r"^- (Observation count|Confidence|Last observed|Content-Hash|Keywords|Tags|Reasoning|"
-                      r"References|Source project):", re.IGNORECASE)
+                      r"References|Source project|Entry source|Scope):", re.IGNORECASE)
 _PROVENANCE = re.compile(r"^- Source:", re.IGNORECASE)  # a metadata field of the global store format (spec 002)
 _ENCODED = re.compile(r"^- (Name|Description):(.*)$")  # the writer's JSON-string fields; other values are details
 _REASONING = re.compile(r"^- Reasoning:\s*(.+)$", re.MULTILINE)
 _REFERENCES = re.compile(r"^- References:\s*(.+)$", re.MULTILINE)
 _SOURCE_PROJECT = re.compile(r"^- Source project:\s*(.+)$", re.MULTILINE)
 _TAGS = re.compile(r"^- Tags:(.*)$", re.MULTILINE)
+# What export writes so a round trip keeps how an entry was stored and which project sees it (issue 21, 4.4).
+_ENTRY_SOURCE = re.compile(r"^- Entry source:\s*(retro|session-capture|manual|import)\s*$", re.MULTILINE)
+_SCOPE = re.compile(r"^- Scope:\s*(\S+)\s*$", re.MULTILINE)
 
 
 def project_bank(project_root: str) -> str:
@@ -170,6 +173,7 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
     reasoning = _REASONING.search(fields)
     references = _REFERENCES.search(fields)
     source_project = _SOURCE_PROJECT.search(fields)
+    stored_source, scope = _ENTRY_SOURCE.search(fields), _SCOPE.search(fields)
     description = "\n".join(unescape_description_line(line) for line in body[:described]).strip()
     return KnowledgeEntry(
         name=encoded.get("name", heading_name(lines[0], category)),
@@ -187,6 +191,8 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
         references=_references(references.group(1)) if references else [],
         source_project=decode_value(source_project.group(1)) if source_project else None,
         universal=_universal(fields),
+        source=stored_source.group(1) if stored_source else None,
+        scope=scope.group(1) if scope else None,
     )
 
 

@@ -85,10 +85,19 @@ _OUTBOX_ORIGIN = [
     "CREATE INDEX idx_outbox_origin ON markdown_outbox (origin, seq)",
 ]
 
+# Issue 21 / ADR 23, as SQLite's migration 11: the user's own stored entries universal, banks re-decided.
+_SCOPE_BY_AUTHORSHIP = [
+    "UPDATE entries SET scope = NULL WHERE scope LIKE 'name:%' OR (scope IS NOT NULL AND source <> 'import')",
+    "DELETE FROM entry_scopes WHERE id IN (SELECT id FROM entries WHERE scope IS NULL)",
+    "DELETE FROM _metadata WHERE key LIKE 'imported:%'",
+]
+
 MIGRATIONS: dict[int, tuple[str, list[str]]] = {
     1: ("initial schema (SQLite's at migration 10, with source_user and full-text search)", _INITIAL),
     2: ("indexes for the prominent candidates of a session start", _PROMINENCE_INDEXES),
     3: ("the machine each owed markdown write belongs to", _OUTBOX_ORIGIN),
+    4: ("scope by authorship: stored entries universal, banks re-decided at their next import",
+        _SCOPE_BY_AUTHORSHIP),
 }
 LATEST_VERSION = max(MIGRATIONS)
 

@@ -46,3 +46,7 @@ class SqlEntryReads:
         """Read one `_metadata` value."""
         rows = self._read(f"SELECT value FROM _metadata WHERE key = {self._dialect.mark}", (key,))
         return rows[0][0] if rows else None
+
+    def metadata_items(self, prefix: str) -> dict[str, str]:
+        """The `_metadata` values whose key starts with `prefix` (a small table: filtered here, no LIKE escaping)."""
+        return {key: value for key, value in self._read("SELECT key, value FROM _metadata") if key.startswith(prefix)}

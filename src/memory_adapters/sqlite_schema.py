@@ -174,6 +174,22 @@ def migration_10_cited_files_index(conn: sqlite3.Connection, fts5: bool) -> None
                  "WHERE \"references\" NOT IN ('[]', '')")
 
 
+# Issue 21 / ADR 23: what the user's own tools stored is universal; a bank is decided by who committed it.
+SCOPE_BY_AUTHORSHIP = [
+    "UPDATE entries SET scope = NULL WHERE scope LIKE 'name:%' OR (scope IS NOT NULL AND source != 'import')",
+    "DELETE FROM entry_scopes WHERE id IN (SELECT id FROM entries WHERE scope IS NULL)",
+    # Every project's bank is imported once more, so its entries are re-decided by who wrote its files.
+    "DELETE FROM _metadata WHERE key LIKE 'imported:%'",
+]
+
+
+def migration_11_scope_by_authorship(conn: sqlite3.Connection, fts5: bool) -> None:
+    """Entries stored before scopes (`name:<project>`) and the writer's project entries become universal; every
+    bank is re-decided by authorship at its project's next session or import."""
+    for statement in SCOPE_BY_AUTHORSHIP:
+        conn.execute(statement)
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     1: migration_1_initial_schema,
     2: migration_2_indexes_and_narrow_update_trigger,
@@ -185,6 +201,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     8: migration_8_markdown_outbox,
     9: migration_9_project_scope,
     10: migration_10_cited_files_index,
+    11: migration_11_scope_by_authorship,
 }
 LATEST_VERSION = max(MIGRATIONS)
 

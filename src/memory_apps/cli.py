@@ -9,6 +9,7 @@ import sys
 from typing import Optional, Sequence
 
 from memory_apps import writer
+from memory_apps.bank_report import add_command as add_trust_command
 from memory_apps.commands_embedding import add_commands
 from memory_apps.commands_entries import add_commands as add_entry_commands
 from memory_apps.commands_import import add_command as add_import_command
@@ -109,6 +110,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     add_commands(commands, fmt)
     add_maintain_command(commands, fmt)
     add_entry_commands(commands, fmt)
+    add_trust_command(commands, fmt)
     add_migrate_command(commands, fmt)
     add_serve(commands, fmt)
     add_hook(commands, fmt)

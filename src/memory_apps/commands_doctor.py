@@ -10,6 +10,7 @@ from typing import Any
 
 from memory_adapters.provider_errors import install_hint
 from memory_apps.background import BackgroundWork
+from memory_apps.bank_report import bank_lines
 from memory_apps.config import CONFIG_RELATIVE_PATH, MemoryConfig, load_config
 from memory_apps.formatting import dumps
 from memory_apps.store_paths import global_store_dir, missing_for_reading
@@ -95,6 +96,7 @@ def _store_checks(settings: MemoryConfig, store_dir: str) -> list[dict[str, Any]
                              + (" (a background run is embedding them)" if pending and running else ""),
                              "iflow-memory embed"))
     checks.append(_background_check(running))
+    checks += [check(OK if trusted else MISSING, "bank", detail, fix) for trusted, detail, fix in bank_lines(store)]
     return checks
 
 

@@ -41,7 +41,8 @@ def search_command(args: argparse.Namespace) -> int:
 
 def list_command(args: argparse.Namespace) -> int:
     """List entries with optional filters."""
-    entries = _service(args).entries()
+    service = _service(args)
+    entries = service.entries()
     if args.category:
         entries = [e for e in entries if e.category == args.category]
     if args.project:
@@ -49,7 +50,10 @@ def list_command(args: argparse.Namespace) -> int:
     if args.source:
         entries = [e for e in entries if e.source == args.source]
     if args.json:
-        print(dumps([entry_dict(e) for e in entries]))
+        from memory_apps.bank_report import banks
+
+        found = banks(service.container.store())
+        print(dumps([_with_bank(entry_dict(e), found) for e in entries]))
         return 0
     rows = [(e.id, e.category, e.observation_count, e.recall_count, e.source, e.source_project or "-", e.name)
             for e in entries]
@@ -57,6 +61,14 @@ def list_command(args: argparse.Namespace) -> int:
                 right=[2, 3], whole=[0, 1, 2, 3]))
     print(f"\n{count_of(len(entries), 'entry', 'entries')}")
     return 0
+
+
+def _with_bank(data: dict, found: dict) -> dict:
+    """An entry kept to one project says which bank it came from, that it is not trusted, and why (ADR 23)."""
+    bank = found.get(data.get("scope") or "")
+    if bank is not None:
+        data["bank"] = {key: bank[key] for key in ("root", "trusted", "files")}
+    return data
 
 
 def _invalid(exc: InvalidEntry) -> int:
@@ -210,9 +222,9 @@ def add_commands(commands, fmt) -> None:
     delete.add_argument("--json", action="store_true", help=JSON_HELP)
 
     promote = add("promote", promote_command, "let every project's sessions see one project's memory",
-                  "A project's own knowledge bank (and what a retro records for one project) reaches only that\n"
-                  "project's sessions. Promoting an entry makes it universal: it moves to the global store's\n"
-                  "markdown and every project's session start may inject it.\n\n"
+                  "A knowledge bank somebody else committed reaches only its own repository's sessions (ADR 23).\n"
+                  "Promoting one of its entries makes it universal: it moves to the global store's markdown and\n"
+                  "every project's session start may inject it (`iflow-memory trust` widens a whole bank).\n\n"
                   "example:\n  iflow-memory promote 1c123aa2533f3d04")
     promote.add_argument("id", help=ID_HELP)
     promote.add_argument("--json", action="store_true", help=JSON_HELP)

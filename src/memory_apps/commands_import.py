@@ -22,6 +22,7 @@ def import_command(args: argparse.Namespace) -> int:
     from memory_apps.config import load_config
     from memory_apps.container import build_container, open_store_recovering
     from memory_apps.embedding_jobs import embed_after_write
+    from memory_core.bank_trust import REASONS, WIDE
     from memory_core.errors import StorageError
     from memory_core.inert import one_line
 
@@ -39,11 +40,15 @@ def import_command(args: argparse.Namespace) -> int:
         return database_failed(exc)
     for problem in report.problems:
         print(f"iflow-memory: {one_line(problem)}", file=sys.stderr)
+    kept = [f"{c}.md ({REASONS[verdict]})" for c, verdict in sorted(report.banks.items()) if verdict not in WIDE]
+    if kept:  # the user should know why these entries do not reach their other projects (ADR 23)
+        print(f"iflow-memory: the entries of {', '.join(kept)} stay in this repository; `iflow-memory trust "
+              f"{one_line(os.path.abspath(args.project_root))}` lets them reach every project", file=sys.stderr)
     database = store.path  # the SQLite file, or the server's URL with its password masked
     if args.json:
         print(dumps({"database": database, "new": report.new, "updated": report.updated,
                      "unchanged": report.unchanged, "skipped": report.skipped, "duplicates": report.duplicates,
-                     "deleted": report.deleted, "problems": list(report.problems)}))
+                     "deleted": report.deleted, "problems": list(report.problems), "banks": report.banks}))
         return 0
     print(
         f"Imported into {database}: {report.new} new, {report.updated} updated, "

@@ -32,11 +32,13 @@ def local_keyword_tiers():
 
 
 def knowledge_bank_import(knowledge_reader, store, clock, layout, local_keywords):
-    """The markdown importer (the first session of a project, `import`, the background run)."""
+    """The markdown importer (the first session of a project, `import`, the background run); git history decides
+    whose each bank file is (ADR 23)."""
+    from memory_adapters.git_bank_authorship import GitBankAuthorship
     from memory_core.usecases.importing import ImportKnowledgeBank
 
     return ImportKnowledgeBank(reader=knowledge_reader, store=store, clock=clock, layout=layout,
-                               keywords=local_keywords)
+                               keywords=local_keywords, authorship=GitBankAuthorship())
 
 
 USE_CASES = {

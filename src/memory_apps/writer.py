@@ -142,10 +142,6 @@ def write(args: argparse.Namespace) -> int:
     settings = load_config(args.project_root)
     if not settings.semantic_enabled:
         return _markdown_only(draft, global_store, args.project_root)
-    if draft.source_project and draft.scope is None:  # a project's entry: its sessions see it, others do not
-        from memory_adapters.project_identity import project_identity
-
-        draft = draft.model_copy(update={"scope": project_identity(args.project_root)})
     try:
         container = build_container(settings, global_store, project_root=args.project_root, full_check=True)
         open_store_recovering(container, args.project_root, global_store)

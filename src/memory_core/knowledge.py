@@ -8,7 +8,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, Field
 
 from memory_core.hashing import content_hash
-from memory_core.models import Category, Confidence, EntryDraft
+from memory_core.models import Category, Confidence, EntryDraft, Source
 from memory_core.records import Entry
 
 Origin = Literal["local", "global"]
@@ -37,6 +37,10 @@ class KnowledgeEntry(BaseModel):
     source_project: Optional[str] = None
     universal: bool = False
     """The block is tagged `universal`: it belongs to no project, even in a project's own knowledge bank."""
+    source: Optional[Source] = None
+    """How the entry was first stored (`- Entry source:`, written by export); None: `import`."""
+    scope: Optional[str] = None
+    """The one project whose sessions see it (`- Scope:`, written by export for a scoped entry)."""
 
     @property
     def entry_id(self) -> str:
@@ -59,7 +63,7 @@ class KnowledgeEntry(BaseModel):
             category=self.category,
             keywords=self.keywords,
             confidence=self.confidence,
-            source="import",
+            source=self.source or "import",
             source_project=self.project(source_project),
             observation_count=self.observation_count,
         )

@@ -46,7 +46,8 @@ def imported(existing: Optional[Entry], draft: "EntryDraft", now: datetime, upda
              deleted: bool) -> tuple[ImportStatus, Optional[Entry]]:
     """What importing a markdown entry does: (status, the entry to store, or None to leave the row alone).
 
-    A deleted entry stays deleted; a new one is stored with `source: import` in the draft's scope; a stored one
+    A deleted entry stays deleted; a new one is stored in the draft's scope with `source: import` unless the draft
+    names how it was stored (an exported entry coming back); a stored one
     becomes universal when the global store's markdown (a universal draft) lists it, and is never narrowed;
     otherwise it only ever catches up
     with the markdown (a higher observation count brings its confidence and time; missing keywords are filled),
@@ -54,7 +55,8 @@ def imported(existing: Optional[Entry], draft: "EntryDraft", now: datetime, upda
     if deleted:
         return "deleted", None
     if existing is None:
-        entry = Entry.from_draft(draft.model_copy(update={"source": "import"}), now)
+        source = draft.source if "source" in draft.model_fields_set else "import"
+        entry = Entry.from_draft(draft.model_copy(update={"source": source}), now)
         return "new", entry.with_changes(updated_at=updated_at or now)
     changes: dict = {}
     if draft.observation_count > existing.observation_count:
@@ -63,7 +65,7 @@ def imported(existing: Optional[Entry], draft: "EntryDraft", now: datetime, upda
     if draft.keywords and not existing.keywords:
         changes["keywords"] = list(draft.keywords)
     if draft.scope is None and existing.scope is not None:
-        changes["scope"] = None  # the global store's own markdown lists it: universal
+        changes["scope"] = None  # the global store's markdown or the user's own bank lists it: universal
     if not changes:
         return "unchanged", None
     return "updated", existing.with_changes(**changes)

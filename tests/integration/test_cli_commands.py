@@ -294,7 +294,8 @@ def test_stats(populated):
     assert table.returncode == 0 and f"entries: {DEMO_ENTRIES + 2}" in table.stdout
 
 
-ROUND_TRIP_COLUMNS = 'id, name, category, observation_count, confidence, keywords, "references", description'
+ROUND_TRIP_COLUMNS = ('id, name, category, observation_count, confidence, keywords, "references", description, '
+                      'source, source_project, scope')
 
 
 def _round_trip(cli: Cli, tmp_path: Path, spare_store) -> tuple[list[tuple], list[tuple],

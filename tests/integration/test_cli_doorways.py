@@ -169,9 +169,19 @@ def test_delete_json_then_a_second_delete_exits_1(store_on, run):
     assert entry_id not in {e["id"] for e in json.loads(listed)}
 
 
-def test_promote_json_makes_the_entry_universal(store_on, run):
-    project, global_store, _ = store_on
-    entry_id = _stored(run, project, global_store)
+def test_promote_json_makes_the_entry_universal(store_on, run, tmp_path):
+    import subprocess
+
+    _, global_store, _ = store_on
+    project = tmp_path / "cloned"  # a bank somebody else committed: its entries stay in its repository (ADR 23)
+    (project / "docs" / "knowledge-bank").mkdir(parents=True)
+    (project / "docs" / "knowledge-bank" / "patterns.md").write_text(
+        f"# Patterns\n\n### {ENTRY['name']}\n{ENTRY['description']}\n", encoding="utf-8")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=s", "-c", "user.email=stranger@example.invalid",
+                                                 "commit", "-q", "-m", "bank"]):
+        subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True)
+    assert run("import", "--project-root", project, "--global-store", global_store)[0] == 0
+    entry_id = content_hash(ENTRY["description"])
     flags = ("--project-root", project, "--global-store", global_store)
     _, before, _ = run("show", entry_id, *flags, "--json")
 

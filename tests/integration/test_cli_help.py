@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 SCRIPT = Path(PYTHON).parent / "iflow-memory"
 COMMANDS = ["inject", "write", "import", "embed", "search", "list", "show", "delete", "stats", "export", "doctor",
-            "serve", "hook", "install-claude", "migrate", "maintain", "promote"]
+            "serve", "hook", "install-claude", "migrate", "maintain", "promote", "trust"]
 
 
 def test_help_of_every_command(tmp_path, isolated_home):

@@ -315,3 +315,41 @@ def test_an_entry_written_into_a_real_bank_leaves_every_hand_written_entry_as_it
     assert written.startswith(text.rstrip("\n"))
     assert read_file(written, "patterns", "local") == [*before, expected(entry)]
     assert read_file(remove_block(written, entry.id, "patterns"), "patterns", "local") == before
+
+
+# -- export, then import: each entry keeps how it was stored and which projects see it (issue 21, 4.4) ------------
+class _Authors:
+    """BankAuthorship that calls every file of the bank the given verdict."""
+
+    def __init__(self, verdict: str) -> None:
+        self.verdict = verdict
+
+    def authors(self, project_root, categories, timeout_s):
+        from memory_core.ports.bank_authorship import BankAuthors
+
+        return BankAuthors({c: self.verdict for c in categories})
+
+
+def test_export_then_import_keeps_each_entrys_source_and_scope(tmp_path):
+    from memory_adapters.markdown_export import export_markdown
+    from memory_core.ports.bank_authorship import LOCAL, OTHERS
+
+    scoped = "git:" + "c" * 40
+    original = [stored(description="Retro learnings belong to every project.", source="retro"),
+                stored(description="Captured in a session.", source="session-capture", category="heuristics"),
+                stored(description="Only for the repository it came from.", source="import", scope=scoped)]
+    export_markdown(original, str(tmp_path / "restored" / "docs" / "knowledge-bank"))
+    (tmp_path / "global").mkdir()
+
+    def imported(verdict: str) -> dict[str, tuple]:
+        fresh = SqliteEntryStore(str(tmp_path / f"{verdict}.db"))
+        report = ImportKnowledgeBank(MarkdownKnowledgeBankReader(), fresh, FakeClock(), GitProjectLayout(),
+                                     authorship=_Authors(verdict)).run(str(tmp_path / "restored"),
+                                                                       str(tmp_path / "global"))
+        assert report.new == 3
+        return {e.description: (e.source, e.scope) for e in fresh.all_entries()}
+
+    assert imported(LOCAL) == {e.description: (e.source, e.scope) for e in original}, "the user's own export"
+    stranger = GitProjectLayout().identity(str(tmp_path / "restored"))
+    assert set(imported(OTHERS).values()) == {("import", stranger)}, \
+        "a bank somebody else committed widens nothing and says nothing about how entries were stored"

@@ -65,8 +65,10 @@ def test_an_import_only_catches_up_and_importing_again_changes_nothing(stored, b
 def test_a_deleted_entry_stays_deleted_and_a_new_one_is_marked_imported(draft):
     assert imported(None, draft, T0, None, deleted=True) == ("deleted", None)
     later = T0 - timedelta(days=3)
-    status, entry = imported(None, draft, T0, later, deleted=False)
+    unnamed = EntryDraft(**draft.model_dump(exclude={"source"}))  # markdown that does not say how it was stored
+    status, entry = imported(None, unnamed, T0, later, deleted=False)
     assert status == "new" and entry.source == "import" and entry.updated_at == later and entry.created_at == T0
+    assert imported(None, draft, T0, later, deleted=False)[1].source == "retro", "an exported entry keeps its source"
 
 
 @settings(max_examples=30, deadline=None)

@@ -89,3 +89,58 @@ def test_entry_with_empty_description_is_skipped_with_a_problem():
     assert len(report.problems) == 1
     assert "Empty one" in report.problems[0] and "description" in report.problems[0]
     assert [e.name for e in store.all_entries()] == ["Fine"]
+
+
+class _Authors:
+    """BankAuthorship with fixed verdicts per category, counting its calls."""
+
+    def __init__(self, **verdicts: str) -> None:
+        self.verdicts = {k.replace("_", "-"): v for k, v in verdicts.items()}
+        self.calls = 0
+
+    def authors(self, project_root, categories, timeout_s):
+        from memory_core.ports.bank_authorship import BankAuthors
+
+        self.calls += 1
+        return BankAuthors({c: self.verdicts[c] for c in categories}, ("stranger@example.invalid",))
+
+
+def _scopes(store) -> dict[str, object]:
+    return {e.name: e.scope for e in store.all_entries()}
+
+
+def test_each_bank_file_is_scoped_by_who_wrote_it_and_trust_widens_the_rest():
+    from memory_core.bank_trust import record_trust
+
+    store, authors = InMemoryEntryStore(), _Authors(anti_patterns="own", heuristics="others", patterns="local")
+    use = ImportKnowledgeBank(bank(), store, FakeClock(), FakeProjectLayout(), authorship=authors)
+    report = use.run(ROOT, GLOBAL)
+    assert report.banks == {"anti-patterns": "own", "heuristics": "others", "patterns": "local"}
+    assert _scopes(store) == {"Local one": None, "Shared": None, "Local two": "path:" + ROOT, "Global only": None}
+    assert "heuristics" in store.get_metadata("bank:path:" + ROOT) and authors.calls == 1
+
+    record_trust(store, "path:" + ROOT, ROOT, "2026-11-01T00:00:00Z")
+    assert use.run(ROOT, GLOBAL).updated == 1 and authors.calls == 1, "trusted: no git, every file wide"
+    assert set(_scopes(store).values()) == {None}
+
+
+def test_what_the_global_store_lists_stays_universal_even_in_a_strangers_bank():
+    reader = FakeKnowledgeBankReader({LOCAL: [ke("Mine", "Retro learnings reach every project.", obs=5)],
+                                      GLOBAL: [ke("Mine", "Retro learnings reach every project.", obs=2)]})
+    store = InMemoryEntryStore()
+    ImportKnowledgeBank(reader, store, FakeClock(), FakeProjectLayout(), authorship=_Authors(patterns="others")).run(
+        ROOT, GLOBAL)
+    assert _scopes(store) == {"Mine": None}
+
+
+def test_what_doctor_says_about_a_bank_is_inert_text():
+    """A cloned repository chooses its authors' emails: no terminal escape reaches the screen (ADR 13)."""
+    from memory_apps.bank_report import bank_lines
+    from memory_core.bank_trust import record_bank
+
+    store = InMemoryEntryStore()
+    record_bank(store, "git:" + "d" * 40, "/src/evil\x1b]0;x\x07", {"patterns": "others"},
+                ("a\x1b[2J@example.invalid",), "2026-11-01T00:00:00Z")
+    [(trusted, detail, fix)] = bank_lines(store)
+    assert not trusted and "\x1b" not in detail + fix and "\x07" not in detail + fix
+    assert "patterns.md committed by others: a@example.invalid" in detail, detail

@@ -18,5 +18,5 @@ class ProjectLayout(Protocol):
         ...
 
     def identity(self, project_root: str) -> str:
-        """The project's stable identity: the scope of its bank's entries."""
+        """The project's stable identity: the scope of its bank's entries when somebody else committed them."""
         ...

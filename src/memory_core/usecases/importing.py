@@ -12,12 +12,18 @@ from memory_core.first_import import import_marker, is_imported
 from memory_core.keyword_tiers import TieredKeywords
 from memory_core.knowledge import KnowledgeEntry
 from memory_core.legacy import deduplicate, shown_text
+from memory_core.bank_trust import TRUSTED, WIDE, is_trusted, record_bank
 from memory_core.ports.audit_watermark import AuditWatermark
+from memory_core.ports.bank_authorship import OTHERS, BankAuthors, BankAuthorship
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
 
+AUTHORSHIP_TIMEOUT_S = 10.0
+"""How long an import without a deadline (`import`, `trust`, a background run) lets git name a bank's authors."""
+SESSION_AUTHORSHIP_TIMEOUT_S = 2.0
+"""At most this much of a first session's deadline (once per project; a slower git keeps the bank scoped)."""
 IMPORT_BATCH = 100  # entries per committed transaction: an interrupted import keeps every finished batch
 
 
@@ -36,6 +42,8 @@ class ImportReport:
     """Entries the user deleted earlier: never brought back by an import."""
     remaining: int = 0
     """Parsed entries not imported yet because the deadline came first (a later run resumes)."""
+    banks: dict[str, str] = field(default_factory=dict)
+    """The verdict on each category file of the project's bank (own, local, trusted, others, unknown)."""
 
     @property
     def complete(self) -> bool:
@@ -57,12 +65,13 @@ class ImportKnowledgeBank:
     """Brings markdown entries into the store; re-importing the same files changes nothing."""
 
     def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock, layout: ProjectLayout,
-                 keywords: Optional[TieredKeywords] = None) -> None:
+                 keywords: Optional[TieredKeywords] = None, authorship: Optional[BankAuthorship] = None) -> None:
         self._reader = reader
         self._store = store
         self._clock = clock
         self._layout = layout
         self._keywords = keywords
+        self._authorship = authorship  # None: every bank counts as somebody else's (scoped), the safe side
 
     def imported(self, project_root: str) -> bool:
         """Whether this project's knowledge bank was fully imported into a non-empty store."""
@@ -82,14 +91,16 @@ class ImportKnowledgeBank:
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = self._layout.name(project_root)
         now = self._clock.now()
-        scope = self._layout.identity(project_root)
-        todo = self._not_yet_stored(unique, report, scope)
+        timeout = AUTHORSHIP_TIMEOUT_S if deadline is None else max(0.2, deadline.cap(SESSION_AUTHORSHIP_TIMEOUT_S))
+        decided = self._bank_scopes(project_root, parsed, report, now.strftime("%Y-%m-%dT%H:%M:%SZ"), timeout)
+        scopes = _Scopes(decided, {e.entry_id for e in parsed if e.origin == "global"})
+        todo = self._not_yet_stored(unique, report, scopes)
         size = max(1, batch_size)
         for start in range(0, len(todo), size):
             if start and deadline is not None and deadline.expired():
                 report.remaining = len(todo) - start
                 break
-            items = self._drafts(todo[start:start + size], project, report, scope)
+            items = self._drafts(todo[start:start + size], project, report, scopes)
             for outcome in self._store.import_entries(items, now):
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
         if report.complete:
@@ -98,8 +109,26 @@ class ImportKnowledgeBank:
                 self._store.caught_up()  # the commits the database had lost are back from the markdown
         return report
 
+    def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
+                     when: str, timeout_s: float) -> dict[str, Optional[str]]:
+        """The scope of each category file's entries (None: universal), decided once per import: the user's own
+        or trusted bank is universal, one committed by somebody else stays the project's (ADR 23)."""
+        categories = sorted({e.category for e in entries if e.origin == "local"})
+        if not categories:
+            return {}
+        identity = self._layout.identity(project_root)
+        if is_trusted(self._store, identity):
+            authors = BankAuthors({c: TRUSTED for c in categories})
+        elif self._authorship is not None:
+            authors = self._authorship.authors(project_root, categories, timeout_s)
+        else:
+            authors = BankAuthors({c: OTHERS for c in categories})
+        report.banks = {c: authors.verdicts.get(c, OTHERS) for c in categories}
+        record_bank(self._store, identity, project_root, report.banks, authors.strangers, when)
+        return {c: None if verdict in WIDE else identity for c, verdict in report.banks.items()}
+
     def _not_yet_stored(self, entries: list[KnowledgeEntry], report: ImportReport,
-                        scope: str) -> list[KnowledgeEntry]:
+                        scopes: "_Scopes") -> list[KnowledgeEntry]:
         """Entries an import would change; the others count as unchanged without a write, so a resumed import
         starts where the last one stopped. An entry this bank holds that is stored for another project (a copy
         of the project, the same learning in two banks) becomes this project's too."""
@@ -110,20 +139,22 @@ class ImportKnowledgeBank:
         for entry in entries:
             known = stored.get(entry.entry_id)
             could_label = bool(entry.keywords) or self._keywords is not None
-            if known is not None and entry.origin == "local" and known.scope not in (None, scope):
+            scope = scopes.of(entry)
+            if known is not None and scope is not None and known.scope not in (None, scope):
                 self._store.add_scope(known.id, scope)
             if known is None or entry.observation_count > known.observation_count or (
-                    could_label and not known.keywords) or (entry.origin == "global" and known.scope is not None):
+                    could_label and not known.keywords) or (scope is None and known.scope is not None):
                 todo.append(entry)
             else:
                 report.unchanged += 1
         return todo
 
-    def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport, scope: str) -> list:
+    def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport,
+                scopes: "_Scopes") -> list:
         """Validated drafts; keywords are generated only for entries the store does not already label.
 
-        A project's own bank is scoped to that project whatever its text claims (a cloned repository's bank
-        must not reach other projects' sessions); only the global store's markdown is universal."""
+        A bank somebody else committed is scoped to its project whatever its text claims (`Tags: universal`,
+        a stored source): a cloned repository's bank must not reach the user's other projects (ADR 23)."""
         labelled = {e.id for e in self._store.get_many([k.entry_id for k in batch]) if e.keywords}
         items = []
         for entry in batch:
@@ -135,9 +166,35 @@ class ImportKnowledgeBank:
                 name = shown_text(entry.name)  # hand-written markdown: its name never passed the validators
                 report.problems.append(f"skipped '{name}' ({entry.category}): invalid {field_name}")
                 continue
-            draft = draft.model_copy(update={"scope": scope if entry.origin == "local" else None})
+            scope = scopes.of(entry)
+            update: dict = {"scope": scope}
+            if scope is not None and scopes.strangers(entry):
+                update["source"] = "import"  # a stranger's file says nothing about how an entry was stored
+            draft = draft.model_copy(update=update)
             if self._keywords is not None and not draft.keywords and entry.entry_id not in labelled:
                 draft = draft.model_copy(update={"keywords": self._keywords.generate(
                     draft.name, draft.description, draft.reasoning, draft.category)})
             items.append((draft, entry.last_observed))
         return items
+
+
+@dataclass
+class _Scopes:
+    """What one import decided: the scope of each bank file's entries (None: universal), and the entries the
+    global store's markdown lists (what the user's tools stored: universal even where a bank, read first and so
+    the copy deduplicate keeps, holds the same entry)."""
+
+    by_category: dict[str, Optional[str]]
+    listed_globally: set[str]
+
+    def of(self, entry: KnowledgeEntry) -> Optional[str]:
+        """Where an entry belongs: a bank entry takes its file's scope, narrowed to the project its block names
+        (an exported scoped entry) only when the file is the user's own."""
+        if entry.origin != "local" or entry.entry_id in self.listed_globally:
+            return None
+        decided = self.by_category.get(entry.category)
+        return entry.scope if decided is None else decided
+
+    def strangers(self, entry: KnowledgeEntry) -> bool:
+        """Whether the entry comes from a bank file somebody else wrote (its text decides nothing)."""
+        return entry.origin == "local" and self.by_category.get(entry.category) is not None
