@@ -220,3 +220,24 @@ def test_a_failing_import_leaves_no_worker_thread_behind():
         assert not any(t.is_alive() for t in worker_threads), "the worker ends once its current call returns"
     finally:
         embedder.release.set()
+
+
+class QueryOnlyEmbedder(FakeEmbedder):
+    """A model that answers the session's query but whose document batches do not come through in the session."""
+
+    def embed_documents(self, texts):
+        """Fail: the session gets no inline vectors."""
+        self.calls.append(("documents", list(texts)))
+        raise RuntimeError("documents not embedded in this session")
+
+
+def test_a_fresh_store_whose_entries_got_no_vector_hands_them_to_the_background_run():
+    """Issue 21: a new store (no space pinned yet) whose first session embedded no entry inline stayed `off`
+    run after run, because entries without a vector counted only once a space was pinned."""
+    session = Session(embedder=QueryOnlyEmbedder(dimensions=32), bank=[knowledge(i) for i in range(12)])
+
+    answer = session.run()
+
+    assert answer.step == OFF and answer.reason == "no entry has a vector yet"
+    assert session.store.get_metadata("embedding_provider") is None, "no space is pinned yet"
+    assert session.shared.background_runs == [ROOT], "the 12 entries without a vector go to the background run"

@@ -83,6 +83,8 @@ class SessionAnswer:
     owed: Optional["_VectorWork"] = None
     query: Optional[str] = None
     project_root: str = ""
+    unembedded: int = 0
+    """Entries in scope without a vector after this session (counted whether or not a space is pinned yet)."""
 
     @property
     def reason(self) -> str:
@@ -209,9 +211,10 @@ class SessionStart:
         stats = self._retrieve.with_found(stats, summary, request.scopes, vectors[0], keywords[0], *passages)
         retrieval = self._retrieve.rank(query, stats, vectors, keywords, request.limit, space=scoring_space,
                                         changed_files=context.changed_files, passages=passages, summary=summary)
+        unembedded = summary.pending if summary is not None else sum(1 for s in stats if not s.has_embedding)
         return SessionAnswer(retrieval=retrieval, step=self._step(vectors[1], work), import_report=import_report,
                              import_elsewhere=status == "elsewhere", import_deferred=status == "deferred",
-                             owed=work, query=query, project_root=request.project_root)
+                             owed=work, query=query, project_root=request.project_root, unembedded=unembedded)
 
     def _claim(self, task: str) -> bool:
         if self._shared.claim(task):
@@ -381,7 +384,9 @@ class SessionStart:
 
     def _hand_over(self, answer: SessionAnswer, work: _VectorWork) -> bool:
         """Start the background run when this session left work undone (and nobody is doing it already)."""
-        pending = answer.retrieval.pending_embeddings > 0 and self._embedder is not None
+        # Entries without a vector are owed to the background run even before any space is pinned: a fresh
+        # store whose first sessions were too slow to embed inline must not stay `off` run after run.
+        pending = answer.unembedded > 0 and self._embedder is not None
         stale = bool(work.fresh) or (self._index is not None and not getattr(self._index, "cache_fresh", True))
         late_query = bool(work.failure) and work.query_vector is None  # the background run embeds it for next time
         late_query = late_query or (work.query_vector is not None
