@@ -22,6 +22,7 @@ from memory_core.deadline import Deadline
 from memory_core.errors import StorageError
 from memory_core.rendering import render_block, render_entry
 from memory_core.selection import group_by_category
+from memory_core.session_progress import SessionProgress
 from memory_core.usecases.retrieve import RankedEntry, Retrieval
 from memory_core.usecases.session_start import DEGRADED, SEMANTIC, SessionAnswer, SessionRequest
 
@@ -142,10 +143,11 @@ def print_block(block: str) -> bool:
 
 
 def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory: Callable[[], SessionWiring],
-                  deadline: Deadline, emit: Callable[[str], Optional[bool]] = print_block) -> str:
+                  deadline: Deadline, emit: Callable[[str], Optional[bool]] = print_block,
+                  progress: Optional[SessionProgress] = None) -> str:
     """Produce the session's block and hand it to `emit` (which prints it and returns False when it could not),
     then count recalls and do the session's other writes; never raises for a database problem (the markdown
-    pipeline answers then). The wiring is the container or the hook's wiring."""
+    pipeline answers then). The wiring is the container or the hook's wiring; `progress` follows the stages."""
     if not settings.injection_enabled or request.limit == 0:
         emit("")
         return ""
@@ -159,7 +161,7 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         wiring = wiring_factory()
         session = wiring.session_start()
         answer = session.run(SessionRequest(request.project_root, request.global_store, request.limit,
-                                            project_scopes(request.project_root)), deadline)
+                                            project_scopes(request.project_root)), deadline, progress)
     except Exception as exc:  # noqa: BLE001 - the database cannot be read: the markdown pipeline answers
         print(f"iflow-memory: semantic memory unavailable ({type(exc).__name__}: {exc}); "
               "using the markdown pipeline", file=sys.stderr)
@@ -188,8 +190,9 @@ def _report_import(answer: SessionAnswer) -> None:
         return
     if report.new:
         print(f"iflow-memory: imported {report.new} new entries from markdown", file=sys.stderr)
-    if not report.complete:
-        print(f"iflow-memory: {report.remaining} more entries are imported in the background", file=sys.stderr)
+    if not report.complete:  # the background run (when allowed) or the next session start imports them
+        print(f"iflow-memory: {report.remaining} more entries to import; the import resumes in the background "
+              "or at the next session start", file=sys.stderr)
 
 
 def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answer: SessionAnswer,

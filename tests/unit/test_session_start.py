@@ -14,7 +14,9 @@ import pytest
 from memory_core.ports.context_source import ProjectContext
 from memory_core.usecases.session_start import DEGRADED, IMPORT_RESERVE_S, OFF, SEMANTIC
 from tests.fakes import FakeEmbedder, FakeTicker, FakeVectorIndex, InMemoryEntryStore
-from tests.unit._session_harness import ROOT, Session, knowledge, stored
+from memory_core.deadline import Deadline
+from memory_core.usecases.session_start import SessionRequest
+from tests.unit._session_harness import ROOT, STORE_DIR, Session, knowledge, stored
 
 class BlockingEmbedder(FakeEmbedder):
     """A provider that accepts the call and never answers (until the test ends): a silent Ollama, or a model
@@ -241,3 +243,28 @@ def test_a_fresh_store_whose_entries_got_no_vector_hands_them_to_the_background_
     assert answer.step == OFF and answer.reason == "no entry has a vector yet"
     assert session.store.get_metadata("embedding_provider") is None, "no space is pinned yet"
     assert session.shared.background_runs == [ROOT], "the 12 entries without a vector go to the background run"
+
+
+def test_the_import_tells_the_watchdog_which_batch_is_being_committed():
+    """The hook's watchdog lets a batch being committed finish: the session reports its stage and each batch."""
+    from memory_core.session_progress import IMPORTING, WRITING, SessionProgress
+
+    ticker = FakeTicker(start=100.0, real_grace_s=10.0)
+    progress = SessionProgress()
+    seen = []
+
+    class WatchedStore(SlowImportStore):
+        def import_entries(self, items, now):
+            seen.append(progress.snapshot())
+            return super().import_entries(items, now)
+
+    store = WatchedStore(ticker, seconds=0.4)
+    session = Session(store=store, ticker=ticker, bank=[knowledge(i) for i in range(250)])
+    session.deadline = deadline = Deadline.after(ticker, 2.0)
+
+    answer = session.use_case.run(SessionRequest(ROOT, STORE_DIR, 20), deadline, progress)
+
+    assert seen[0] == (IMPORTING, 0, 100), "the first batch is announced before it is written"
+    assert progress.snapshot().committed == answer.import_report.new and progress.batch_done.is_set()
+    session.use_case.finish(answer, [])
+    assert progress.snapshot().stage == WRITING

@@ -16,6 +16,7 @@ from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
+from memory_core.session_progress import SessionProgress
 
 IMPORT_BATCH = 100  # entries per committed transaction: an interrupted import keeps every finished batch
 
@@ -68,11 +69,12 @@ class ImportKnowledgeBank:
         return is_imported(self._store, project_root)
 
     def run(self, project_root: str, global_store: str, deadline: Optional[Deadline] = None,
-            batch_size: int = IMPORT_BATCH) -> ImportReport:
+            batch_size: int = IMPORT_BATCH, progress: Optional[SessionProgress] = None) -> ImportReport:
         """Import the project's knowledge bank and the global store's markdown in committed batches (local first).
 
         With a deadline, batches stop once it passed (the first batch always runs, so every call makes
-        progress); re-running resumes, because entries already stored are left unchanged."""
+        progress); re-running resumes, because entries already stored are left unchanged. `progress` learns when
+        a batch is being committed (a session's watchdog lets it finish)."""
         parsed = read_sources(self._reader, self._layout.knowledge_bank(project_root), global_store)
         unique = deduplicate(parsed)
         report = ImportReport(duplicates=len(parsed) - len(unique))
@@ -86,7 +88,15 @@ class ImportKnowledgeBank:
                 report.remaining = len(todo) - start
                 break
             items = self._drafts(todo[start:start + size], project, report, scope)
-            for outcome in self._store.import_entries(items, now):
+            if progress is not None:
+                progress.batch_started(len(items))
+            outcomes = []
+            try:
+                outcomes = self._store.import_entries(items, now)
+            finally:
+                if progress is not None:
+                    progress.batch_ended(len(outcomes))
+            for outcome in outcomes:
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
         if report.complete:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))

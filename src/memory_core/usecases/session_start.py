@@ -29,6 +29,7 @@ from memory_core.ports.query_vector_cache import QueryVectorCache
 from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK, SharedWork
 from memory_core.ports.vector_index import PreparableVectorIndex, VectorIndex
 from memory_core.records import EntryStats
+from memory_core.session_progress import CONTEXT, IMPORTING, RANKING, VECTORS, WRITING, SessionProgress
 from memory_core.space import EmbeddingSpace, pin_space, pinned_space
 from memory_core.first_import import is_imported
 from memory_core.relevance_fusion import PassageSignals
@@ -132,10 +133,13 @@ class SessionStart:
         self._embedder_problem = embedder_problem
         self._held: list[str] = []
         self._worker: Optional[EmbeddingWorker] = None
+        self._progress = SessionProgress()
 
-    def run(self, request: SessionRequest, deadline: Deadline) -> SessionAnswer:
+    def run(self, request: SessionRequest, deadline: Deadline,
+            progress: Optional[SessionProgress] = None) -> SessionAnswer:
         """Import what fits and rank by every signal that finishes before the deadline. Call `finish` after
-        printing the answer (or after deciding not to)."""
+        printing the answer (or after deciding not to). `progress` is kept told of the stage (for a watchdog)."""
+        self._progress = progress or SessionProgress()
         try:
             return self._run(request, deadline)
         finally:
@@ -150,6 +154,7 @@ class SessionStart:
         """After the block is out: count recalls for exactly the entries shown, keep what the session computed
         (its inline vectors, its query vector) and start the background run for what it left. A busy database
         skips the optional writes rather than holding the session up; recalls raise StorageError to the caller."""
+        self._progress.enter(WRITING)
         if shown_ids:
             self._store.record_recall(list(shown_ids), self._clock.now())
         work = answer.owed or _VectorWork()
@@ -182,6 +187,7 @@ class SessionStart:
 
     # -- the stages, in order ------------------------------------------------------------------------------------
     def _run(self, request: SessionRequest, deadline: Deadline) -> SessionAnswer:
+        self._progress.enter(CONTEXT)
         context = self._context_source.collect(request.project_root, deadline)
         query = compose_context_query(context)
         space = pinned_space(self._store)
@@ -190,10 +196,12 @@ class SessionStart:
         import_report, status = self._first_import(request, deadline.earlier(IMPORT_RESERVE_S))
         if self._worker is not None:
             self._queue_pending(self._worker)
+        self._progress.enter(RANKING)
         stats, summary = self._retrieve.basis(request.scopes, request.limit)
         keywords = self._retrieve.keyword_signal(query)
         reserve = RANK_RESERVE_S + (len(stats) * PASSAGE_RANK_S_PER_ENTRY if work.passages else 0.0)
         decide_by = deadline.earlier(reserve)
+        self._progress.enter(VECTORS)
         work.index_ready = self._prepare_index(query, stats, space, decide_by, summary)
         if self._worker is not None:
             self._collect(self._worker, work, decide_by)
@@ -206,6 +214,7 @@ class SessionStart:
             if space is None:
                 work.pin = EmbeddingSpace.of(self._embedder)
         scoring_space = space or work.pin
+        self._progress.enter(RANKING)
         vectors = self._vector_signal(query, stats, work, scoring_space, summary, stored)
         passages = self._passage_signals(work, vectors[1].ran, stored)
         stats = self._retrieve.with_found(stats, summary, request.scopes, vectors[0], keywords[0], *passages)
@@ -263,8 +272,11 @@ class SessionStart:
         task = f"{IMPORT_TASK}:{os.path.abspath(request.project_root)}"
         if not self._claim(task):
             return None, "elsewhere"
+        self._progress.enter(IMPORTING)
         try:
-            return self._importer().run(request.project_root, request.global_store, deadline=deadline), "done"
+            importer = self._importer()
+            return importer.run(request.project_root, request.global_store, deadline=deadline,
+                                progress=self._progress), "done"
         except DatabaseCorrupt:
             raise
         except StorageError:

@@ -1,0 +1,79 @@
+"""The hook process's watchdog: it ends a session start stuck past its deadline, says what held it up, and never
+cuts an import batch in half (a busy laptop would otherwise lose its first import again at every session)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Callable, Optional
+
+from memory_core.deadline import Deadline
+from memory_core.session_progress import IMPORTING, RANKING, WRITING, ProgressSnapshot, SessionProgress
+
+WATCHDOG_GRACE_S = 0.6
+"""How long after its deadline a hook process may still be busy before the watchdog answers from markdown, if
+nothing is out yet, and ends the process."""
+BATCH_GRACE_S = 1.5
+"""How much longer an import batch being committed when the watchdog fires may take: within Claude Code's
+5-second hook timeout, so the batch is kept and the next session starts past it."""
+ANSWER_GRACE_S = 0.4
+"""After that batch, how long the session's own answer (ranked from the database) may take to come out."""
+DATABASE_STAGES = (IMPORTING, RANKING, WRITING)
+
+
+def overrun_cause(seen: ProgressSnapshot, server: bool) -> str:
+    """What held the session up: the stage, the entries its import committed; a server is suspected only when
+    there is one (a local SQLite file has none)."""
+    cause = f"deadline reached while {seen.stage}"
+    if seen.stage == IMPORTING or seen.committed:
+        cause += f"; {seen.committed} entries committed by its import (later sessions resume it)"
+    if server and seen.stage in DATABASE_STAGES:
+        cause += "; a database server that stopped answering?"
+    return cause
+
+
+class SessionWatchdog:
+    """Watches one session start: `answered` is set once its block is out, `done` once the session has finished."""
+
+    def __init__(self, deadline: Deadline, progress: SessionProgress, fallback: Callable[[str], None],
+                 server: bool = False, end: Optional[Callable[[int], None]] = None) -> None:
+        self.deadline = deadline
+        self.progress = progress
+        self.answered = threading.Event()
+        self.done = threading.Event()
+        self._fallback = fallback
+        self.server = server
+        """The store is a database server (only then is a server suspected)."""
+        self._end = end
+
+    def start(self) -> None:
+        """Watch on a daemon thread."""
+        threading.Thread(target=self.watch, name="iflow-memory-watchdog", daemon=True).start()
+
+    def watch(self) -> Optional[str]:
+        """Wait for the session; past deadline + grace, let a batch being committed finish (and the session
+        answer after it), else print the markdown pipeline's block naming the cause; then end the process.
+        Returns the reason printed (None when the session answered itself)."""
+        ticker = self.deadline.ticker
+        fire_at = self.deadline.expires_at + WATCHDOG_GRACE_S
+        if Deadline(ticker, fire_at).wait(self.done):
+            return None
+        seen = self.progress.snapshot()
+        if seen.writing and not self.answered.is_set():
+            if Deadline(ticker, ticker.monotonic() + BATCH_GRACE_S).wait(self.progress.batch_done) and \
+                    Deadline(ticker, ticker.monotonic() + ANSWER_GRACE_S).wait(self.answered):
+                Deadline(ticker, ticker.monotonic() + ANSWER_GRACE_S).wait(self.done)  # its background run
+            seen = self.progress.snapshot()
+        reason = None
+        try:
+            if not self.answered.is_set():
+                cause = overrun_cause(seen, self.server)
+                reason = f"session start did not finish in time: {cause}"
+                print(f"iflow-memory: the session start did not finish by its deadline ({cause}); ending it",
+                      file=sys.stderr)
+                self._fallback(reason)
+        finally:
+            sys.stderr.flush()
+            (self._end or os._exit)(0)  # looked up now: no teardown, the worker thread cannot hold the process
+        return reason
