@@ -268,3 +268,39 @@ def test_the_import_tells_the_watchdog_which_batch_is_being_committed():
     assert progress.snapshot().committed == answer.import_report.new and progress.batch_done.is_set()
     session.use_case.finish(answer, [])
     assert progress.snapshot().stage == WRITING
+
+
+def test_a_resumed_import_of_a_big_bank_commits_its_next_batch_within_the_deadline():
+    """Issue 21: a 3,000-entry bank stopped at 1,000 entries, and later sessions never got further: before their
+    first batch they read back every stored entry in full (re-checked for secrets, ~0.5 ms each), which on a
+    busy laptop took the whole deadline, and the watchdog ended them. The import compares stored entries by
+    their cheap import state, so the next batch comes well before the deadline and the session says so."""
+    from memory_core.ports.entry_store import StoredState
+
+    ticker = FakeTicker(start=100.0, real_grace_s=10.0)
+
+    class BusyStore(SlowImportStore):
+        """Whole entries cost 2 ms each to read back; their import states are one cheap query."""
+
+        def get_many(self, entry_ids):
+            self.ticker.now += 0.002 * len(entry_ids)
+            return super().get_many(entry_ids)
+
+        def import_states(self, entry_ids):
+            return [StoredState(e.id, e.observation_count, bool(e.keywords), e.scope)
+                    for e in InMemoryEntryStore.get_many(self, entry_ids)]
+
+    store = BusyStore(ticker, seconds=0.1)
+    session = Session(store=store, ticker=ticker, bank=[knowledge(i) for i in range(3000)])
+    first = session.run()
+    while store.count() < 1000:  # earlier sessions got this far
+        session.run()
+    before = store.count()
+
+    later = session.run()
+
+    report = later.import_report
+    assert report.new >= 100 and store.count() == before + report.new
+    assert ticker.now <= session.deadline.expires_at, "the batch came before the deadline"
+    assert report.remaining == 3000 - store.count() and later.retrieval.total == store.count()
+    assert first.import_report.remaining > report.remaining

@@ -13,7 +13,7 @@ from memory_core.keyword_tiers import TieredKeywords
 from memory_core.knowledge import KnowledgeEntry
 from memory_core.legacy import deduplicate, shown_text
 from memory_core.ports.clock import Clock
-from memory_core.ports.entry_store import EntryStore
+from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredState
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
 from memory_core.session_progress import SessionProgress
@@ -107,9 +107,7 @@ class ImportKnowledgeBank:
         """Entries an import would change; the others count as unchanged without a write, so a resumed import
         starts where the last one stopped. An entry this bank holds that is stored for another project (a copy
         of the project, the same learning in two banks) becomes this project's too."""
-        stored: dict[str, object] = {}
-        for start in range(0, len(entries), 500):
-            stored.update((e.id, e) for e in self._store.get_many([k.entry_id for k in entries[start:start + 500]]))
+        stored = {state.id: state for state in self._stored_states([k.entry_id for k in entries])}
         todo = []
         for entry in entries:
             known = stored.get(entry.entry_id)
@@ -117,11 +115,22 @@ class ImportKnowledgeBank:
             if known is not None and entry.origin == "local" and known.scope not in (None, scope):
                 self._store.add_scope(known.id, scope)
             if known is None or entry.observation_count > known.observation_count or (
-                    could_label and not known.keywords) or (entry.origin == "global" and known.scope is not None):
+                    could_label and not known.labelled) or (entry.origin == "global" and known.scope is not None):
                 todo.append(entry)
             else:
                 report.unchanged += 1
         return todo
+
+    def _stored_states(self, ids: list[str]) -> list[StoredState]:
+        """What the store holds of these entries: read cheaply when the store can (a resumed import of a big
+        bank must reach its first new batch well within a session's deadline), else from the whole entries."""
+        if isinstance(self._store, ImportStateReader):
+            return self._store.import_states(ids)
+        found: list[StoredState] = []
+        for start in range(0, len(ids), 500):
+            found += [StoredState(e.id, e.observation_count, bool(e.keywords), e.scope)
+                      for e in self._store.get_many(ids[start:start + 500])]
+        return found
 
     def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport, scope: str) -> list:
         """Validated drafts; keywords are generated only for entries the store does not already label.
