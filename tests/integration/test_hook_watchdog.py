@@ -33,3 +33,38 @@ def test_a_first_hook_session_reports_its_import_batches_and_its_answer_to_the_w
     ended = []
     guard._end = ended.append  # noqa: SLF001 - a watchdog must never end this test process
     assert guard.watch() is None and ended == [], "a session that finished is left alone"
+
+
+def write_generated_bank(project, count: int) -> None:
+    """A knowledge bank of `count` distinct patterns (more than one import batch)."""
+    blocks = [f"### Pattern: Generated lesson {i}\nWhen parsing CSV export variant {i}, quote every field and "
+              f"report the line number {i}.\n- Observation count: 1\n- Confidence: medium\n" for i in range(count)]
+    bank = project / "docs" / "knowledge-bank"
+    bank.mkdir(parents=True)
+    (bank / "patterns.md").write_text("# Patterns\n\n" + "\n".join(blocks), encoding="utf-8")
+
+
+def test_later_session_starts_resume_a_big_first_import_and_say_how_much_is_left(tmp_path, isolated_home):
+    """Issue 21: with background runs off (IFLOW_MEMORY_BACKGROUND=0, as the tests run), a first import cut by
+    the deadline is resumed by the next session starts, each saying `importing=N`. A machine too busy for more
+    than one batch is played by a deadline already passed (every session commits at least one batch); then a
+    generous deadline finishes it."""
+    from tests.integration._helpers import db_rows, diagnostic_line
+
+    project, store = tmp_path / "big-project", tmp_path / "G"
+    write_generated_bank(project, 250)
+    write_settings(project, embedding_provider="none")
+    busy, calm = Deadline(MonotonicTicker(), 0.0), Deadline.after(MonotonicTicker(), 60.0)
+
+    lines = []
+    for deadline in (busy, busy, calm):
+        printed: list[str] = []
+        answer_session(str(project), str(store), None, deadline, printed.append)
+        lines.append(diagnostic_line(printed[0]))
+        stored = db_rows(store / "memory.db", "SELECT COUNT(*) FROM entries")[0][0]
+        if deadline is busy:
+            assert f"entries from {stored} " in lines[-1] and f"importing={250 - stored}" in lines[-1], lines[-1]
+
+    assert "importing=150" in lines[0] and "importing=50" in lines[1], "one committed batch per busy session"
+    assert "importing=" not in lines[-1] and "entries from 250 " in lines[-1], lines[-1]
+    assert db_rows(store / "memory.db", "SELECT COUNT(*) FROM entries") == [(250,)]
