@@ -14,11 +14,14 @@ from memory_core.session_progress import IMPORTING, RANKING, WRITING, ProgressSn
 WATCHDOG_GRACE_S = 0.6
 """How long after its deadline a hook process may still be busy before the watchdog answers from markdown, if
 nothing is out yet, and ends the process."""
-BATCH_GRACE_S = 1.5
-"""How much longer an import batch being committed when the watchdog fires may take: within Claude Code's
-5-second hook timeout, so the batch is kept and the next session starts past it."""
+BATCH_GRACE_S = 1.0
+"""How much longer an import batch being committed when the watchdog fires may take, so the batch is kept and
+the next session starts past it. With the answer after it, the process still ends well within Claude Code's
+5-second hook timeout."""
 ANSWER_GRACE_S = 0.4
 """After that batch, how long the session's own answer (ranked from the database) may take to come out."""
+DONE_GRACE_S = 0.2
+"""After that answer, how long the session may take to start its background run before the process ends."""
 DATABASE_STAGES = (IMPORTING, RANKING, WRITING)
 
 
@@ -63,7 +66,7 @@ class SessionWatchdog:
         if seen.writing and not self.answered.is_set():
             if Deadline(ticker, ticker.monotonic() + BATCH_GRACE_S).wait(self.progress.batch_done) and \
                     Deadline(ticker, ticker.monotonic() + ANSWER_GRACE_S).wait(self.answered):
-                Deadline(ticker, ticker.monotonic() + ANSWER_GRACE_S).wait(self.done)  # its background run
+                Deadline(ticker, ticker.monotonic() + DONE_GRACE_S).wait(self.done)  # its background run
             seen = self.progress.snapshot()
         reason = None
         try:

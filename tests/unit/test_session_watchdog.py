@@ -4,7 +4,7 @@ each wait runs what the main thread does meanwhile; no wall clock, no process en
 
 from __future__ import annotations
 
-from memory_apps.session_watchdog import ANSWER_GRACE_S, BATCH_GRACE_S, WATCHDOG_GRACE_S, SessionWatchdog
+from memory_apps.session_watchdog import ANSWER_GRACE_S, BATCH_GRACE_S, DONE_GRACE_S, WATCHDOG_GRACE_S, SessionWatchdog
 from memory_core.deadline import Deadline
 from memory_core.session_progress import IMPORTING, RANKING, SessionProgress
 
@@ -75,14 +75,14 @@ def test_a_batch_being_committed_at_the_deadline_is_kept_and_the_session_answers
 
     assert reason is None
     assert w.log == ["committed 100", "session answered", "end 0"], "the batch and the answer come before the end"
-    assert w.ticker.now <= w.deadline.expires_at + WATCHDOG_GRACE_S + BATCH_GRACE_S + 2 * ANSWER_GRACE_S
+    assert w.ticker.now <= w.deadline.expires_at + WATCHDOG_GRACE_S + BATCH_GRACE_S + ANSWER_GRACE_S + DONE_GRACE_S
 
 
 def test_a_batch_that_commits_but_leaves_no_time_to_rank_gives_the_markdown_block_naming_the_import():
     w = Watched()
     w.progress.enter(IMPORTING)
     w.progress.batch_started(100)
-    w.ticker.on(w.progress.batch_done, w.commit(100, seconds=1.2))
+    w.ticker.on(w.progress.batch_done, w.commit(100, seconds=0.8))
 
     reason = w.dog.watch()
 
@@ -121,3 +121,17 @@ def test_an_answer_already_out_is_not_replaced_when_a_write_after_it_hangs():
 
     assert w.dog.watch() is None
     assert w.log == ["end 0"]
+
+
+def test_a_batch_that_never_commits_still_ends_the_process_with_the_markdown_block():
+    """A server that stopped answering in the middle of a batch: the watchdog waits only its bounded grace."""
+    w = Watched(server=True)
+    w.progress.enter(IMPORTING)
+    w.progress.batch_started(100)
+
+    reason = w.dog.watch()
+
+    assert reason.endswith("0 entries committed by its import (later sessions resume it); "
+                           "a database server that stopped answering?")
+    assert w.log == [f"fallback {reason}", "end 0"]
+    assert w.ticker.now == w.deadline.expires_at + WATCHDOG_GRACE_S + BATCH_GRACE_S
