@@ -22,7 +22,7 @@ from memory_core.deadline import Deadline
 from memory_core.errors import StorageError
 from memory_core.rendering import render_block, render_entry
 from memory_core.selection import group_by_category
-from memory_core.session_progress import SessionProgress
+from memory_core.session_progress import IDENTITY, OPENING, SessionProgress
 from memory_core.usecases.retrieve import RankedEntry, Retrieval
 from memory_core.usecases.session_start import DEGRADED, SEMANTIC, SessionAnswer, SessionRequest
 
@@ -155,13 +155,17 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         block = legacy_injection(request, _now())
         emit(block)
         return block
+    progress = progress or SessionProgress()
     try:
         from memory_adapters.project_identity import project_scopes
 
+        progress.enter(IDENTITY)
+        scopes = project_scopes(request.project_root)
+        progress.enter(OPENING)
         wiring = wiring_factory()
         session = wiring.session_start()
         answer = session.run(SessionRequest(request.project_root, request.global_store, request.limit,
-                                            project_scopes(request.project_root)), deadline, progress)
+                                            scopes), deadline, progress)
     except Exception as exc:  # noqa: BLE001 - the database cannot be read: the markdown pipeline answers
         print(f"iflow-memory: semantic memory unavailable ({type(exc).__name__}: {exc}); "
               "using the markdown pipeline", file=sys.stderr)

@@ -92,7 +92,7 @@ def _start_watchdog(project_root: str, global_store: Optional[str], limit: Optio
     printed, and letting an import batch being committed finish."""
     from memory_apps.session_watchdog import SessionWatchdog
 
-    def fallback(reason: str) -> None:
+    def fallback(reason: str) -> Optional[bool]:
         from datetime import datetime, timezone
 
         from memory_apps.injection import InjectRequest, legacy_injection
@@ -105,7 +105,7 @@ def _start_watchdog(project_root: str, global_store: Optional[str], limit: Optio
             settings = load_config(project_root)
             request = InjectRequest(project_root, global_store_dir(global_store),
                                     settings.injection_limit if limit is None else limit)
-        emit_once(legacy_injection(request, datetime.now(timezone.utc), reason))
+        return emit_once(legacy_injection(request, datetime.now(timezone.utc), reason))
 
     guard = SessionWatchdog(deadline, progress, fallback)
     guard.start()

@@ -39,7 +39,7 @@ def overrun_cause(seen: ProgressSnapshot, server: bool) -> str:
 class SessionWatchdog:
     """Watches one session start: `answered` is set once its block is out, `done` once the session has finished."""
 
-    def __init__(self, deadline: Deadline, progress: SessionProgress, fallback: Callable[[str], None],
+    def __init__(self, deadline: Deadline, progress: SessionProgress, fallback: Callable[[str], Optional[bool]],
                  server: bool = False, end: Optional[Callable[[int], None]] = None) -> None:
         self.deadline = deadline
         self.progress = progress
@@ -63,8 +63,10 @@ class SessionWatchdog:
         if Deadline(ticker, fire_at).wait(self.done):
             return None
         seen = self.progress.snapshot()
-        if seen.writing and not self.answered.is_set():
-            if Deadline(ticker, ticker.monotonic() + BATCH_GRACE_S).wait(self.progress.batch_done) and \
+        # An import that has not committed its first batch yet (or is writing one) is let finish that batch:
+        # ending the process would lose it, and the next session would start from nothing again.
+        if seen.stage == IMPORTING and (seen.writing or not seen.committed) and not self.answered.is_set():
+            if Deadline(ticker, ticker.monotonic() + BATCH_GRACE_S).wait(self.progress.batch_ended_event) and \
                     Deadline(ticker, ticker.monotonic() + ANSWER_GRACE_S).wait(self.answered):
                 Deadline(ticker, ticker.monotonic() + DONE_GRACE_S).wait(self.done)  # its background run
             seen = self.progress.snapshot()
@@ -73,9 +75,9 @@ class SessionWatchdog:
             if not self.answered.is_set():
                 cause = overrun_cause(seen, self.server)
                 reason = f"session start did not finish in time: {cause}"
-                print(f"iflow-memory: the session start did not finish by its deadline ({cause}); ending it",
-                      file=sys.stderr)
-                self._fallback(reason)
+                if self._fallback(reason) is not False:  # False: the session's own block came out first
+                    print(f"iflow-memory: the session start did not finish by its deadline ({cause}); "
+                          "answered from markdown", file=sys.stderr)
         finally:
             sys.stderr.flush()
             (self._end or os._exit)(0)  # looked up now: no teardown, the worker thread cannot hold the process

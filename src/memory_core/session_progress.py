@@ -11,6 +11,8 @@ import threading
 from typing import NamedTuple
 
 STARTING = "starting (loading settings and modules)"
+IDENTITY = "finding the project's identity (git)"
+OPENING = "opening the database"
 CONTEXT = "reading the project's context (git)"
 IMPORTING = "importing the knowledge bank"
 RANKING = "ranking in the database"
@@ -37,6 +39,8 @@ class SessionProgress:
         self.batch_done = threading.Event()
         """Set while no import batch is being committed."""
         self.batch_done.set()
+        self.batch_ended_event = threading.Event()
+        """Set once an import batch ended, until the next one starts (the first one, for an import under way)."""
 
     def enter(self, stage: str) -> None:
         """The session moved on to `stage`."""
@@ -48,6 +52,7 @@ class SessionProgress:
         with self._lock:
             self._writing = size
             self.batch_done.clear()
+            self.batch_ended_event.clear()
 
     def batch_ended(self, committed: int) -> None:
         """The batch is over: `committed` entries of it reached the database (0 when it failed)."""
@@ -55,6 +60,7 @@ class SessionProgress:
             self._committed += committed
             self._writing = 0
             self.batch_done.set()
+            self.batch_ended_event.set()
 
     def snapshot(self) -> ProgressSnapshot:
         """The current stage and import counts."""

@@ -68,7 +68,7 @@ def test_a_batch_being_committed_at_the_deadline_is_kept_and_the_session_answers
     w = Watched()
     w.progress.enter(IMPORTING)
     w.progress.batch_started(100)
-    w.ticker.on(w.progress.batch_done, w.commit(100, seconds=0.9))
+    w.ticker.on(w.progress.batch_ended_event, w.commit(100, seconds=0.9))
     w.ticker.on(w.dog.answered, w.answer())
 
     reason = w.dog.watch()
@@ -82,7 +82,7 @@ def test_a_batch_that_commits_but_leaves_no_time_to_rank_gives_the_markdown_bloc
     w = Watched()
     w.progress.enter(IMPORTING)
     w.progress.batch_started(100)
-    w.ticker.on(w.progress.batch_done, w.commit(100, seconds=0.8))
+    w.ticker.on(w.progress.batch_ended_event, w.commit(100, seconds=0.8))
 
     reason = w.dog.watch()
 
@@ -93,7 +93,7 @@ def test_a_batch_that_commits_but_leaves_no_time_to_rank_gives_the_markdown_bloc
     assert "server" not in reason and "stopped answering" not in reason, "a local SQLite file has no server"
 
 
-def test_a_session_stuck_on_a_local_file_never_blames_a_server_and_a_server_store_may():
+def test_a_session_stuck_on_a_local_file_never_blames_a_server_and_a_server_store_may(capsys):
     for server in (False, True):
         w = Watched(server=server)
         w.progress.enter(RANKING)
@@ -103,6 +103,7 @@ def test_a_session_stuck_on_a_local_file_never_blames_a_server_and_a_server_stor
         assert reason.startswith("session start did not finish in time: deadline reached while ranking")
         assert ("a database server that stopped answering?" in reason) is server
         assert w.log == [f"fallback {reason}", "end 0"]
+        assert "did not finish by its deadline (deadline reached while ranking" in capsys.readouterr().err
 
 
 def test_a_session_that_finishes_in_time_is_left_alone():
@@ -135,3 +136,31 @@ def test_a_batch_that_never_commits_still_ends_the_process_with_the_markdown_blo
                            "a database server that stopped answering?")
     assert w.log == [f"fallback {reason}", "end 0"]
     assert w.ticker.now == w.deadline.expires_at + WATCHDOG_GRACE_S + BATCH_GRACE_S
+
+
+def test_an_import_still_preparing_its_first_batch_at_the_deadline_is_let_commit_it():
+    """The loaded laptop of issue 21: the import was still parsing and drafting its first batch when the watchdog
+    fired; the batch is let commit, so the next session starts past it."""
+    w = Watched()
+    w.progress.enter(IMPORTING)
+
+    def prepared_then_committed():
+        w.progress.batch_started(12)
+        w.commit(12, seconds=0.5)()
+
+    w.ticker.on(w.progress.batch_ended_event, prepared_then_committed)
+
+    reason = w.dog.watch()
+
+    assert w.log[0] == "committed 12" and w.log[-1] == "end 0"
+    assert "12 entries committed by its import" in reason
+
+
+def test_the_markdown_block_is_not_announced_when_the_sessions_own_block_came_out_first(capsys):
+    w = Watched()
+    w.progress.enter(RANKING)
+    w.dog._fallback = lambda reason: False  # noqa: SLF001 - emit_once: the session printed its block meanwhile
+
+    w.dog.watch()
+
+    assert w.log == ["end 0"] and capsys.readouterr().err == ""
