@@ -11,7 +11,7 @@ import os
 import sys
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from memory_apps.config import MemoryConfig
 from memory_apps.container_config import DB_FILENAME
@@ -55,16 +55,18 @@ def _now() -> datetime:
     return system_clock().now()
 
 
-def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: Optional[str] = None) -> str:
+def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: Optional[str] = None,
+                     sources: Optional[Sequence] = None) -> str:
     """The reference markdown-only injector; with a reason, adds a diagnostic line saying why it ran (and the
-    data fence under it, as every fallback block has)."""
+    data fence under it, as every fallback block has). `sources`: the bank's entries when already parsed."""
     from memory_adapters.markdown_knowledge_bank import project_bank
     from memory_apps.adapter_factories import markdown_knowledge_reader
     from memory_core.legacy import format_legacy, legacy_select, tracking_record
     from memory_core.usecases.importing import read_sources
 
-    reader = markdown_knowledge_reader(warn_unknown=False)
-    sources = read_sources(reader, project_bank(request.project_root), request.global_store)
+    if sources is None:
+        reader = markdown_knowledge_reader(warn_unknown=False)
+        sources = read_sources(reader, project_bank(request.project_root), request.global_store)
     selected = legacy_select(sources, request.limit)
     if not selected:
         return ""

@@ -105,8 +105,8 @@ def _start_watchdog(project_root: str, global_store: Optional[str], limit: Optio
             settings = load_config(project_root)
             request = InjectRequest(project_root, global_store_dir(global_store),
                                     settings.injection_limit if limit is None else limit)
-        return emit_once(legacy_injection(request, datetime.now(timezone.utc), reason))
+        return emit_once(legacy_injection(request, datetime.now(timezone.utc), reason, progress.sources))
 
-    guard = SessionWatchdog(deadline, progress, fallback)
+    guard = SessionWatchdog(deadline, progress, fallback, silence=lambda: emit_once(""))
     guard.start()
     return guard

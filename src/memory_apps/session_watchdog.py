@@ -22,6 +22,10 @@ ANSWER_GRACE_S = 0.4
 """After that batch, how long the session's own answer (ranked from the database) may take to come out."""
 DONE_GRACE_S = 0.2
 """After that answer, how long the session may take to start its background run before the process ends."""
+HARD_STOP_S = 2.5
+"""Whatever the session and the markdown fallback still do, the process ends this long after the deadline
+(4.5 s after a hook process started: inside Claude Code's 5-second hook timeout), answering empty if nothing
+is out yet (the markdown of a very big bank takes long to read on a busy machine)."""
 DATABASE_STAGES = (IMPORTING, RANKING, WRITING)
 
 
@@ -40,7 +44,8 @@ class SessionWatchdog:
     """Watches one session start: `answered` is set once its block is out, `done` once the session has finished."""
 
     def __init__(self, deadline: Deadline, progress: SessionProgress, fallback: Callable[[str], Optional[bool]],
-                 server: bool = False, end: Optional[Callable[[int], None]] = None) -> None:
+                 server: bool = False, end: Optional[Callable[[int], None]] = None,
+                 silence: Callable[[], object] = lambda: None) -> None:
         self.deadline = deadline
         self.progress = progress
         self.answered = threading.Event()
@@ -49,10 +54,26 @@ class SessionWatchdog:
         self.server = server
         """The store is a database server (only then is a server suspected)."""
         self._end = end
+        self._silence = silence
 
     def start(self) -> None:
-        """Watch on a daemon thread."""
+        """Watch on daemon threads: one answers and ends the process, one ends it in any case a little later."""
         threading.Thread(target=self.watch, name="iflow-memory-watchdog", daemon=True).start()
+        threading.Thread(target=self.hard_stop, name="iflow-memory-hard-stop", daemon=True).start()
+
+    def hard_stop(self) -> bool:
+        """End the process HARD_STOP_S after the deadline unless the session is done, with an empty answer when
+        none is out yet; True when it did."""
+        if Deadline(self.deadline.ticker, self.deadline.expires_at + HARD_STOP_S).wait(self.done):
+            return False
+        try:
+            if not self.answered.is_set():
+                print("iflow-memory: no answer was ready well after the deadline; answering empty", file=sys.stderr)
+                self._silence()
+        finally:
+            sys.stderr.flush()
+            (self._end or os._exit)(0)
+        return True
 
     def watch(self) -> Optional[str]:
         """Wait for the session; past deadline + grace, let a batch being committed finish (and the session

@@ -8,7 +8,7 @@ busy machine would then never get past its first import.
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
+from typing import NamedTuple, Optional, Sequence
 
 STARTING = "starting (loading settings and modules)"
 IDENTITY = "finding the project's identity (git)"
@@ -41,6 +41,9 @@ class SessionProgress:
         self.batch_done.set()
         self.batch_ended_event = threading.Event()
         """Set once an import batch ended, until the next one starts (the first one, for an import under way)."""
+        self.sources: Optional[Sequence] = None
+        """The knowledge-bank entries the import parsed (local first, then global): a fallback block made from
+        markdown reuses them instead of reading a big bank again on a busy machine."""
 
     def enter(self, stage: str) -> None:
         """The session moved on to `stage`."""

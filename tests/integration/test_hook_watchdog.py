@@ -6,6 +6,7 @@ in tests/unit/test_session_watchdog.py; here nothing is timed and no process is 
 from __future__ import annotations
 
 import shutil
+from datetime import datetime, timezone
 
 from memory_apps import session_watchdog
 from memory_apps.session_shell import answer_session
@@ -68,3 +69,18 @@ def test_later_session_starts_resume_a_big_first_import_and_say_how_much_is_left
     assert "importing=150" in lines[0] and "importing=50" in lines[1], "one committed batch per busy session"
     assert "importing=" not in lines[-1] and "entries from 250 " in lines[-1], lines[-1]
     assert db_rows(store / "memory.db", "SELECT COUNT(*) FROM entries") == [(250,)]
+
+
+def test_the_watchdogs_markdown_block_reuses_the_bank_the_import_already_read(tmp_path, isolated_home):
+    """On a busy machine reading a big bank twice (import, then fallback) cost the fallback its time."""
+    from memory_apps.injection import InjectRequest, legacy_injection
+    from memory_core.knowledge import KnowledgeEntry
+
+    parsed = [KnowledgeEntry(name="Already parsed lesson", category="patterns", description="Quote CSV fields.",
+                             raw_text="### Pattern: Already parsed lesson\nQuote CSV fields.", observation_count=1,
+                             position=0)]
+    request = InjectRequest(str(tmp_path / "gone-project"), str(tmp_path / "G"), 20)
+
+    block = legacy_injection(request, datetime.now(timezone.utc), "deadline reached while importing", parsed)
+
+    assert entry_names(block) == ["Already parsed lesson"] and "deadline reached while importing" in block

@@ -265,6 +265,7 @@ def test_the_import_tells_the_watchdog_which_batch_is_being_committed():
     answer = session.use_case.run(SessionRequest(ROOT, STORE_DIR, 20), deadline, progress)
 
     assert seen[0] == (IMPORTING, 0, 100), "the first batch is announced before it is written"
+    assert len(progress.sources) == 250, "a markdown fallback reuses what the import parsed"
     assert progress.snapshot().committed == answer.import_report.new and progress.batch_done.is_set()
     session.use_case.finish(answer, [])
     assert progress.snapshot().stage == WRITING

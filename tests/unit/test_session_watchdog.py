@@ -4,7 +4,9 @@ each wait runs what the main thread does meanwhile; no wall clock, no process en
 
 from __future__ import annotations
 
-from memory_apps.session_watchdog import ANSWER_GRACE_S, BATCH_GRACE_S, DONE_GRACE_S, WATCHDOG_GRACE_S, SessionWatchdog
+from memory_apps.session_watchdog import (
+    ANSWER_GRACE_S, BATCH_GRACE_S, DONE_GRACE_S, HARD_STOP_S, WATCHDOG_GRACE_S, SessionWatchdog,
+)
 from memory_core.deadline import Deadline
 from memory_core.session_progress import IMPORTING, RANKING, SessionProgress
 
@@ -164,3 +166,23 @@ def test_the_markdown_block_is_not_announced_when_the_sessions_own_block_came_ou
     w.dog.watch()
 
     assert w.log == ["end 0"] and capsys.readouterr().err == ""
+
+
+def test_the_process_ends_in_any_case_well_within_the_hook_timeout(capsys):
+    """The markdown of a very big bank can take seconds to read on a busy machine: whatever still runs, the
+    process ends HARD_STOP_S after the deadline, with an empty answer when none is out."""
+    w = Watched()
+    w.dog._silence = lambda: w.log.append("empty answer")  # noqa: SLF001
+
+    assert w.dog.hard_stop() is True
+    assert w.log == ["empty answer", "end 0"]
+    assert w.ticker.now == w.deadline.expires_at + HARD_STOP_S
+    assert "answering empty" in capsys.readouterr().err
+
+    answered = Watched()
+    answered.dog.answered.set()
+    assert answered.dog.hard_stop() is True and answered.log == ["end 0"], "an answer already out is kept"
+
+    finished = Watched()
+    finished.ticker.on(finished.dog.done, finished.dog.done.set)
+    assert finished.dog.hard_stop() is False and finished.log == []

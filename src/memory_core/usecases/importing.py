@@ -76,6 +76,8 @@ class ImportKnowledgeBank:
         progress); re-running resumes, because entries already stored are left unchanged. `progress` learns when
         a batch is being committed (a session's watchdog lets it finish)."""
         parsed = read_sources(self._reader, self._layout.knowledge_bank(project_root), global_store)
+        if progress is not None:
+            progress.sources = parsed
         unique = deduplicate(parsed)
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = self._layout.name(project_root)
