@@ -70,6 +70,9 @@ class SessionWatchdog:
             if not self.answered.is_set():
                 print("iflow-memory: no answer was ready well after the deadline; answering empty", file=sys.stderr)
                 self._silence()
+            if self.progress.snapshot().writing:  # the answer is out: a batch being written is still kept
+                Deadline(self.deadline.ticker, self.deadline.ticker.monotonic() + BATCH_GRACE_S).wait(
+                    self.progress.batch_done)
         finally:
             sys.stderr.flush()
             (self._end or os._exit)(0)

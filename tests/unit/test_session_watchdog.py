@@ -186,3 +186,10 @@ def test_the_process_ends_in_any_case_well_within_the_hook_timeout(capsys):
     finished = Watched()
     finished.ticker.on(finished.dog.done, finished.dog.done.set)
     assert finished.dog.hard_stop() is False and finished.log == []
+
+    writing = Watched()
+    writing.dog._silence = lambda: writing.log.append("empty answer")  # noqa: SLF001
+    writing.progress.batch_started(100)
+    writing.ticker.on(writing.progress.batch_done, writing.commit(100, seconds=0.5))
+    assert writing.dog.hard_stop() is True
+    assert writing.log == ["empty answer", "committed 100", "end 0"], "the answer first, then the batch is kept"
