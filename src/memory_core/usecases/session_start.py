@@ -194,9 +194,9 @@ class SessionStart:
         work = _VectorWork(passages=query_passages(context) if self._retrieve.uses_passages else [])
         self._worker = self._start_query(query, space, work)
         import_report, status = self._first_import(request, deadline.earlier(IMPORT_RESERVE_S))
+        self._progress.enter(RANKING)
         if self._worker is not None:
             self._queue_pending(self._worker)
-        self._progress.enter(RANKING)
         stats, summary = self._retrieve.basis(request.scopes, request.limit)
         keywords = self._retrieve.keyword_signal(query)
         reserve = RANK_RESERVE_S + (len(stats) * PASSAGE_RANK_S_PER_ENTRY if work.passages else 0.0)
