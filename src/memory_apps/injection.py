@@ -176,7 +176,7 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         return block
     _report_import(answer)
     if not answer.retrieval.selected and answer.import_unfinished:
-        block = legacy_injection(request, _now(), "the knowledge bank is still being imported")
+        block = legacy_injection(request, _now(), "the knowledge bank is still being imported", progress.sources)
         emit(block)
         _finish(session, answer, [])
         return block
