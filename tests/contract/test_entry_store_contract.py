@@ -267,7 +267,8 @@ class DurableEntryStoreContract(EntryStoreContract):
         plain = store.import_entries([(draft("Quote CSV fields", scope="path:/p"), None)], T0)[0].entry_id
         assert isinstance(store, ImportStateReader)
         states = {s.id: s for s in store.import_states([labelled, UNKNOWN_ID, plain])}
-        assert states == {labelled: StoredState(labelled, 3, True, None), plain: StoredState(plain, 1, False, "path:/p")}
+        assert states == {labelled: StoredState(labelled, 3, True, None),
+                          plain: StoredState(plain, 1, False, "path:/p")}
         full = {e.id: (e.observation_count, bool(e.keywords), e.scope) for e in store.get_many([labelled, plain])}
         assert {i: (s.observation_count, s.labelled, s.scope) for i, s in states.items()} == full
 
