@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+import json
+from typing import Callable, Optional, Sequence
 
 from memory_adapters.sql_dialect import SqlDialect
-from memory_core.records import Entry
+from memory_core.ports.entry_store import StoredState
+from memory_core.records import CATEGORIES, Entry
 
 
 class SqlEntryReads:
@@ -34,6 +36,18 @@ class SqlEntryReads:
         rows = self._read(f"SELECT {dialect.columns} FROM entries ORDER BY {dialect.stored_order}")
         return [e for e in map(dialect.entry_of, rows) if e is not None]
 
+    def import_states(self, entry_ids: Sequence[str]) -> list[StoredState]:
+        """What an import compares for the stored entries among these ids, read without building (and
+        re-checking) whole entries; a row that breaks the model's basic rules is left out, so it is re-imported."""
+        found = []
+        for start in range(0, len(entry_ids), 500):
+            chunk = list(entry_ids[start:start + 500])
+            marks = ",".join([self._dialect.mark] * len(chunk))
+            rows = self._read("SELECT id, observation_count, keywords, scope, category, name, description "
+                              f"FROM entries WHERE id IN ({marks})", chunk)
+            found += [state for state in map(_stored_state, rows) if state is not None]
+        return found
+
     def count(self) -> int:
         """Return the number of entries."""
         return int(self._read("SELECT COUNT(*) FROM entries")[0][0])
@@ -50,3 +64,16 @@ class SqlEntryReads:
     def metadata_items(self, prefix: str) -> dict[str, str]:
         """The `_metadata` values whose key starts with `prefix` (a small table: filtered here, no LIKE escaping)."""
         return {key: value for key, value in self._read("SELECT key, value FROM _metadata") if key.startswith(prefix)}
+
+def _stored_state(row: tuple) -> Optional[StoredState]:
+    """The import state of one row, or None when the row is malformed (the full read would skip it too)."""
+    entry_id, count, keywords, scope, category, name, description = row
+    if not (isinstance(count, int) and count >= 1 and category in CATEGORIES
+            and all(isinstance(t, str) and t.strip() for t in (entry_id, name, description))):
+        return None
+    if isinstance(keywords, str):  # SQLite keeps JSON text; PostgreSQL's jsonb arrives as a list
+        try:
+            keywords = json.loads(keywords)
+        except ValueError:
+            return None
+    return StoredState(entry_id, count, bool(keywords), scope)

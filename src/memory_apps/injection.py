@@ -11,7 +11,7 @@ import os
 import sys
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from memory_apps.config import MemoryConfig
 from memory_apps.container_config import DB_FILENAME
@@ -22,6 +22,7 @@ from memory_core.deadline import Deadline
 from memory_core.errors import StorageError
 from memory_core.rendering import render_block, render_entry
 from memory_core.selection import group_by_category
+from memory_core.session_progress import IDENTITY, OPENING, SessionProgress
 from memory_core.usecases.retrieve import RankedEntry, Retrieval
 from memory_core.usecases.session_start import DEGRADED, SEMANTIC, SessionAnswer, SessionRequest
 
@@ -54,16 +55,18 @@ def _now() -> datetime:
     return system_clock().now()
 
 
-def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: Optional[str] = None) -> str:
+def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: Optional[str] = None,
+                     sources: Optional[Sequence] = None) -> str:
     """The reference markdown-only injector; with a reason, adds a diagnostic line saying why it ran (and the
-    data fence under it, as every fallback block has)."""
+    data fence under it, as every fallback block has). `sources`: the bank's entries when already parsed."""
     from memory_adapters.markdown_knowledge_bank import project_bank
     from memory_apps.adapter_factories import markdown_knowledge_reader
     from memory_core.legacy import format_legacy, legacy_select, tracking_record
     from memory_core.usecases.importing import read_sources
 
-    reader = markdown_knowledge_reader(warn_unknown=False)
-    sources = read_sources(reader, project_bank(request.project_root), request.global_store)
+    if sources is None:
+        reader = markdown_knowledge_reader(warn_unknown=False)
+        sources = read_sources(reader, project_bank(request.project_root), request.global_store)
     selected = legacy_select(sources, request.limit)
     if not selected:
         return ""
@@ -142,10 +145,11 @@ def print_block(block: str) -> bool:
 
 
 def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory: Callable[[], SessionWiring],
-                  deadline: Deadline, emit: Callable[[str], Optional[bool]] = print_block) -> str:
+                  deadline: Deadline, emit: Callable[[str], Optional[bool]] = print_block,
+                  progress: Optional[SessionProgress] = None) -> str:
     """Produce the session's block and hand it to `emit` (which prints it and returns False when it could not),
     then count recalls and do the session's other writes; never raises for a database problem (the markdown
-    pipeline answers then). The wiring is the container or the hook's wiring."""
+    pipeline answers then). The wiring is the container or the hook's wiring; `progress` follows the stages."""
     if not settings.injection_enabled or request.limit == 0:
         emit("")
         return ""
@@ -153,13 +157,17 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         block = legacy_injection(request, _now())
         emit(block)
         return block
+    progress = progress or SessionProgress()
     try:
         from memory_adapters.project_identity import project_scopes
 
+        progress.enter(IDENTITY)
+        scopes = project_scopes(request.project_root)
+        progress.enter(OPENING)
         wiring = wiring_factory()
         session = wiring.session_start()
         answer = session.run(SessionRequest(request.project_root, request.global_store, request.limit,
-                                            project_scopes(request.project_root)), deadline)
+                                            scopes), deadline, progress)
     except Exception as exc:  # noqa: BLE001 - the database cannot be read: the markdown pipeline answers
         print(f"iflow-memory: semantic memory unavailable ({type(exc).__name__}: {exc}); "
               "using the markdown pipeline", file=sys.stderr)
@@ -168,7 +176,7 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         return block
     _report_import(answer)
     if not answer.retrieval.selected and answer.import_unfinished:
-        block = legacy_injection(request, _now(), "the knowledge bank is still being imported")
+        block = legacy_injection(request, _now(), "the knowledge bank is still being imported", progress.sources)
         emit(block)
         _finish(session, answer, [])
         return block
@@ -188,8 +196,9 @@ def _report_import(answer: SessionAnswer) -> None:
         return
     if report.new:
         print(f"iflow-memory: imported {report.new} new entries from markdown", file=sys.stderr)
-    if not report.complete:
-        print(f"iflow-memory: {report.remaining} more entries are imported in the background", file=sys.stderr)
+    if not report.complete:  # the background run (when allowed) or the next session start imports them
+        print(f"iflow-memory: {report.remaining} more entries to import; the import resumes in the background "
+              "or at the next session start", file=sys.stderr)
 
 
 def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answer: SessionAnswer,

@@ -35,28 +35,34 @@ def deadline_seconds(default: float) -> float:
     return min(max(value, 0.5), 60.0) if value == value else default  # NaN: the default
 
 
-WATCHDOG_GRACE_S = 0.6
-"""How long after its deadline a hook process may still be busy (a server that stopped answering, a write after
-the block) before the watchdog answers from markdown, if nothing is out yet, and ends the process."""
-
-
 def answer_session(project_root: str, global_store: Optional[str], limit: Optional[int], deadline: Deadline,
                    emit: Callable[[str], Optional[bool]], watchdog: bool = False) -> str:
     """Load the project's settings, run the session start and hand the block to `emit` (once); never raises.
-    With `watchdog` (a hook process of its own), the process ends WATCHDOG_GRACE_S after the deadline whatever
-    it waits for, having printed the markdown pipeline's block if the semantic one was not out yet."""
+    With `watchdog` (a hook process of its own), the process ends a little after the deadline whatever it waits
+    for (see `session_watchdog`), having printed the markdown pipeline's block if the semantic one was not out."""
+    from memory_core.session_progress import SessionProgress
+
     emitted: list[str] = []
     lock = threading.Lock()
+    progress = SessionProgress()
+    guard = None
+    built: list = []  # the request, once the settings are read (the watchdog's fallback block needs it)
 
     def emit_once(block: str) -> Optional[bool]:
         with lock:
             if emitted:
                 return False
             emitted.append(block)
-            return emit(block)
+            shown = emit(block)
+        if guard is not None:
+            guard.answered.set()
+        return shown
 
+    if watchdog:  # first of all: loading settings and modules on a busy machine is watched too
+        guard = _start_watchdog(project_root, global_store, limit, built, deadline, progress, emit_once)
     try:
         from memory_apps.config import load_config
+        from memory_apps.database_url import configured_url
         from memory_apps.hook_wiring import HookWiring
         from memory_apps.injection import InjectRequest, run_injection
         from memory_apps.store_paths import global_store_dir
@@ -64,33 +70,43 @@ def answer_session(project_root: str, global_store: Optional[str], limit: Option
         settings = load_config(project_root)
         store = global_store_dir(global_store)
         request = InjectRequest(project_root, store, settings.injection_limit if limit is None else limit)
-        if watchdog:
-            _start_watchdog(request, deadline, emit_once)
+        built.append(request)
+        if guard is not None:
+            guard.server = configured_url(settings.database_url) is not None
         return run_injection(request, settings, lambda: HookWiring(settings, store, seconds_left=deadline.remaining()),
-                             deadline, emit_once)
+                             deadline, emit_once, progress=progress)
     except BaseException as exc:  # noqa: BLE001 - a session start must never crash its hook
         if not isinstance(exc, KeyboardInterrupt):
             print(f"iflow-memory: injection failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         emit_once("")
         return emitted[0] if emitted else ""
+    finally:
+        if guard is not None:
+            guard.done.set()
 
 
-def _start_watchdog(request, deadline: Deadline, emit_once: Callable[[str], Optional[bool]]) -> None:
-    """A daemon timer that ends a hook process stuck past its deadline (a database that stopped answering:
-    no client-side read timeout covers that), answering from markdown first when nothing was printed."""
-    def fire() -> None:
-        try:
-            from datetime import datetime, timezone
+def _start_watchdog(project_root: str, global_store: Optional[str], limit: Optional[int], built: list,
+                    deadline: Deadline, progress, emit_once: Callable[[str], Optional[bool]]):
+    """A daemon thread that ends a hook process stuck past its deadline (a database that stopped answering: no
+    client-side read timeout covers that; a machine too busy), answering from markdown first when nothing was
+    printed, and letting an import batch being committed finish."""
+    from memory_apps.session_watchdog import SessionWatchdog
 
-            from memory_apps.injection import legacy_injection
+    def fallback(reason: str) -> Optional[bool]:
+        from datetime import datetime, timezone
 
-            print("iflow-memory: the session start did not finish by its deadline (a database that stopped "
-                  "answering?); ending it", file=sys.stderr)
-            emit_once(legacy_injection(request, datetime.now(timezone.utc), "session start did not finish in time"))
-        finally:
-            sys.stderr.flush()
-            os._exit(0)
+        from memory_apps.injection import InjectRequest, legacy_injection
 
-    timer = threading.Timer(max(deadline.remaining(), 0.0) + WATCHDOG_GRACE_S, fire)
-    timer.daemon = True
-    timer.start()
+        request = built[0] if built else None
+        if request is None:  # the settings were not even read in time
+            from memory_apps.config import load_config
+            from memory_apps.store_paths import global_store_dir
+
+            settings = load_config(project_root)
+            request = InjectRequest(project_root, global_store_dir(global_store),
+                                    settings.injection_limit if limit is None else limit)
+        return emit_once(legacy_injection(request, datetime.now(timezone.utc), reason, progress.sources))
+
+    guard = SessionWatchdog(deadline, progress, fallback, silence=lambda: emit_once(""))
+    guard.start()
+    return guard

@@ -269,6 +269,20 @@ class DurableEntryStoreContract(EntryStoreContract):
         reopened = make_store(self.backend).get(entry_id)
         assert reopened.keywords == ["sqlite-wal"] and reopened.created_at == T0
 
+    def test_import_states_tell_what_the_full_read_tells_an_import(self, store):
+        """A resumed import compares thousands of stored entries within a session's deadline (issue 21): the
+        cheap read gives the same observation count, labels and scope as the whole entries."""
+        from memory_core.ports.entry_store import ImportStateReader, StoredState
+
+        labelled = store.upsert(draft(keywords=["sqlite-wal"], observation_count=3), T0).entry_id
+        plain = store.import_entries([(draft("Quote CSV fields", scope="path:/p"), None)], T0)[0].entry_id
+        assert isinstance(store, ImportStateReader)
+        states = {s.id: s for s in store.import_states([labelled, UNKNOWN_ID, plain])}
+        assert states == {labelled: StoredState(labelled, 3, True, None),
+                          plain: StoredState(plain, 1, False, "path:/p")}
+        full = {e.id: (e.observation_count, bool(e.keywords), e.scope) for e in store.get_many([labelled, plain])}
+        assert {i: (s.observation_count, s.labelled, s.scope) for i, s in states.items()} == full
+
 
 class TestSqliteEntryStore(DurableEntryStoreContract):
     backend = "sqlite"
@@ -294,6 +308,16 @@ class TestSqliteEntryStore(DurableEntryStoreContract):
         assert stats[ids[1]].updated_ts == pytest.approx(1772359200.0, abs=1e-3)  # 10:00 UTC
         assert stats[ids[2]].updated_ts == 0.0  # unreadable: as old as can be, never a crash
         assert stats[ids[3]].updated_ts == pytest.approx(1772359200.0, abs=1e-3)  # naive means UTC
+
+    def test_import_states_leave_out_a_malformed_row_so_the_import_writes_it_again(self, store, tmp_path):
+        good, bad = (store.upsert(draft(f"Entry {n} about WAL"), T0).entry_id for n in range(2))
+        raw = sqlite3.connect(str(tmp_path / "memory.db"))
+        raw.execute("PRAGMA ignore_check_constraints = ON")
+        with raw:
+            raw.execute("UPDATE entries SET category = 'gossip' WHERE id = ?", (bad,))
+        raw.close()
+        assert [s.id for s in store.import_states([good, bad])] == [good]
+        assert [e.id for e in store.get_many([good, bad])] == [good], "as the full read skips it"
 
 
 class TestPostgresEntryStore(DurableEntryStoreContract):

@@ -54,6 +54,9 @@ def test_session_starts_never_import_rich(shop):
         assert not uses_rich(modules), f"{name} imported rich"
         assert not {"importlib.metadata", "memory_apps.install_claude"} & modules, \
             f"{name} paid for --version or install-claude"
+        other_commands = {"memory_apps.writer", "memory_apps.commands_doctor", "memory_apps.commands_entries",
+                          "memory_apps.commands_migrate", "memory_apps.commands_embedding"}
+        assert not other_commands & modules, f"{name} paid for other commands' modules on its deadline (issue 21)"
 
 
 @pytest.mark.parametrize("command", [["list"], ["stats"], ["search", "parser"]], ids=" ".join)

@@ -14,7 +14,9 @@ import pytest
 from memory_core.ports.context_source import ProjectContext
 from memory_core.usecases.session_start import DEGRADED, IMPORT_RESERVE_S, OFF, SEMANTIC
 from tests.fakes import FakeEmbedder, FakeTicker, FakeVectorIndex, InMemoryEntryStore
-from tests.unit._session_harness import ROOT, Session, knowledge, stored
+from memory_core.deadline import Deadline
+from memory_core.usecases.session_start import SessionRequest
+from tests.unit._session_harness import ROOT, STORE_DIR, Session, knowledge, stored
 
 class BlockingEmbedder(FakeEmbedder):
     """A provider that accepts the call and never answers (until the test ends): a silent Ollama, or a model
@@ -220,3 +222,86 @@ def test_a_failing_import_leaves_no_worker_thread_behind():
         assert not any(t.is_alive() for t in worker_threads), "the worker ends once its current call returns"
     finally:
         embedder.release.set()
+
+
+class QueryOnlyEmbedder(FakeEmbedder):
+    """A model that answers the session's query but whose document batches do not come through in the session."""
+
+    def embed_documents(self, texts):
+        """Fail: the session gets no inline vectors."""
+        self.calls.append(("documents", list(texts)))
+        raise RuntimeError("documents not embedded in this session")
+
+
+def test_a_fresh_store_whose_entries_got_no_vector_hands_them_to_the_background_run():
+    """Issue 21: a new store (no space pinned yet) whose first session embedded no entry inline stayed `off`
+    run after run, because entries without a vector counted only once a space was pinned."""
+    session = Session(embedder=QueryOnlyEmbedder(dimensions=32), bank=[knowledge(i) for i in range(12)])
+
+    answer = session.run()
+
+    assert answer.step == OFF and answer.reason == "no entry has a vector yet"
+    assert session.store.get_metadata("embedding_provider") is None, "no space is pinned yet"
+    assert session.shared.background_runs == [ROOT], "the 12 entries without a vector go to the background run"
+
+
+def test_the_import_tells_the_watchdog_which_batch_is_being_committed():
+    """The hook's watchdog lets a batch being committed finish: the session reports its stage and each batch."""
+    from memory_core.session_progress import IMPORTING, WRITING, SessionProgress
+
+    ticker = FakeTicker(start=100.0, real_grace_s=10.0)
+    progress = SessionProgress()
+    seen = []
+
+    class WatchedStore(SlowImportStore):
+        def import_entries(self, items, now):
+            seen.append(progress.snapshot())
+            return super().import_entries(items, now)
+
+    store = WatchedStore(ticker, seconds=0.4)
+    session = Session(store=store, ticker=ticker, bank=[knowledge(i) for i in range(250)])
+    session.deadline = deadline = Deadline.after(ticker, 2.0)
+
+    answer = session.use_case.run(SessionRequest(ROOT, STORE_DIR, 20), deadline, progress)
+
+    assert seen[0] == (IMPORTING, 0, 100), "the first batch is announced before it is written"
+    assert len(progress.sources) == 250, "a markdown fallback reuses what the import parsed"
+    assert progress.snapshot().committed == answer.import_report.new and progress.batch_done.is_set()
+    session.use_case.finish(answer, [])
+    assert progress.snapshot().stage == WRITING
+
+
+def test_a_resumed_import_of_a_big_bank_commits_its_next_batch_within_the_deadline():
+    """Issue 21: a 3,000-entry bank stopped at 1,000 entries, and later sessions never got further: before their
+    first batch they read back every stored entry in full (re-checked for secrets, ~0.5 ms each), which on a
+    busy laptop took the whole deadline, and the watchdog ended them. The import compares stored entries by
+    their cheap import state, so the next batch comes well before the deadline and the session says so."""
+    from memory_core.ports.entry_store import StoredState
+
+    ticker = FakeTicker(start=100.0, real_grace_s=10.0)
+
+    class BusyStore(SlowImportStore):
+        """Whole entries cost 2 ms each to read back; their import states are one cheap query."""
+
+        def get_many(self, entry_ids):
+            self.ticker.now += 0.002 * len(entry_ids)
+            return super().get_many(entry_ids)
+
+        def import_states(self, entry_ids):
+            return [StoredState(e.id, e.observation_count, bool(e.keywords), e.scope)
+                    for e in InMemoryEntryStore.get_many(self, entry_ids)]
+
+    store = BusyStore(ticker, seconds=0.1)
+    session = Session(store=store, ticker=ticker, bank=[knowledge(i) for i in range(3000)])
+    first = session.run()
+    while store.count() < 1000:  # earlier sessions got this far
+        session.run()
+    before = store.count()
+
+    later = session.run()
+
+    report = later.import_report
+    assert report.new >= 100 and store.count() == before + report.new
+    assert ticker.now <= session.deadline.expires_at, "the batch came before the deadline"
+    assert report.remaining == 3000 - store.count() and later.retrieval.total == store.count()
+    assert first.import_report.remaining > report.remaining

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Optional, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, NamedTuple, Optional, Protocol, Sequence, runtime_checkable
 
 from memory_core.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
 
@@ -93,4 +93,25 @@ class BatchVectorStore(Protocol):
 
     def set_vectors(self, items: Sequence[tuple[str, Sequence[float]]]) -> None:
         """Store (entry id, vector) pairs together."""
+        ...
+
+
+class StoredState(NamedTuple):
+    """What an import compares for an entry already stored."""
+
+    id: str
+    observation_count: int
+    labelled: bool
+    """The stored entry has keywords."""
+    scope: Optional[str]
+
+
+@runtime_checkable
+class ImportStateReader(Protocol):
+    """A store that tells an import what it holds without building whole entries (a resumed import of a big bank
+    compares thousands of them, within a session's deadline)."""
+
+    def import_states(self, entry_ids: Sequence[str]) -> list[StoredState]:
+        """The states of the well-formed stored entries among these ids (a malformed row is left out, so the
+        import writes it again)."""
         ...

@@ -16,9 +16,10 @@ from memory_core.bank_trust import TRUSTED, WIDE, is_trusted, record_bank
 from memory_core.ports.audit_watermark import AuditWatermark
 from memory_core.ports.bank_authorship import OTHERS, BankAuthors, BankAuthorship
 from memory_core.ports.clock import Clock
-from memory_core.ports.entry_store import EntryStore
+from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredState
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
+from memory_core.session_progress import SessionProgress
 
 AUTHORSHIP_TIMEOUT_S = 10.0
 """How long an import without a deadline (`import`, `trust`, a background run) lets git name a bank's authors."""
@@ -78,15 +79,18 @@ class ImportKnowledgeBank:
         return is_imported(self._store, project_root)
 
     def run(self, project_root: str, global_store: str, deadline: Optional[Deadline] = None,
-            batch_size: int = IMPORT_BATCH) -> ImportReport:
+            batch_size: int = IMPORT_BATCH, progress: Optional[SessionProgress] = None) -> ImportReport:
         """Import the project's knowledge bank and the global store's markdown in committed batches (local first).
 
         With a deadline, batches stop once it passed (the first batch always runs, so every call makes
-        progress); re-running resumes, because entries already stored are left unchanged."""
+        progress); re-running resumes, because entries already stored are left unchanged. `progress` learns when
+        a batch is being committed (a session's watchdog lets it finish)."""
         lost = isinstance(self._store, AuditWatermark) and self._store.markdown_ahead()
         if lost:  # the database lost commits: first the deletes among them, so no bank revives those entries
             self._store.reopen_imports()
         parsed = read_sources(self._reader, self._layout.knowledge_bank(project_root), global_store)
+        if progress is not None:
+            progress.sources = parsed
         unique = deduplicate(parsed)
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = self._layout.name(project_root)
@@ -101,7 +105,15 @@ class ImportKnowledgeBank:
                 report.remaining = len(todo) - start
                 break
             items = self._drafts(todo[start:start + size], project, report, scopes)
-            for outcome in self._store.import_entries(items, now):
+            if progress is not None:
+                progress.batch_started(len(items))
+            outcomes = []
+            try:
+                outcomes = self._store.import_entries(items, now)
+            finally:
+                if progress is not None:
+                    progress.batch_ended(len(outcomes))
+            for outcome in outcomes:
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
         if report.complete:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -132,9 +144,7 @@ class ImportKnowledgeBank:
         """Entries an import would change; the others count as unchanged without a write, so a resumed import
         starts where the last one stopped. An entry this bank holds that is stored for another project (a copy
         of the project, the same learning in two banks) becomes this project's too."""
-        stored: dict[str, object] = {}
-        for start in range(0, len(entries), 500):
-            stored.update((e.id, e) for e in self._store.get_many([k.entry_id for k in entries[start:start + 500]]))
+        stored = {state.id: state for state in self._stored_states([k.entry_id for k in entries])}
         todo = []
         for entry in entries:
             known = stored.get(entry.entry_id)
@@ -143,11 +153,22 @@ class ImportKnowledgeBank:
             if known is not None and scope is not None and known.scope not in (None, scope):
                 self._store.add_scope(known.id, scope)
             if known is None or entry.observation_count > known.observation_count or (
-                    could_label and not known.keywords) or (scope is None and known.scope is not None):
+                    could_label and not known.labelled) or (scope is None and known.scope is not None):
                 todo.append(entry)
             else:
                 report.unchanged += 1
         return todo
+
+    def _stored_states(self, ids: list[str]) -> list[StoredState]:
+        """What the store holds of these entries: read cheaply when the store can (a resumed import of a big
+        bank must reach its first new batch well within a session's deadline), else from the whole entries."""
+        if isinstance(self._store, ImportStateReader):
+            return self._store.import_states(ids)
+        found: list[StoredState] = []
+        for start in range(0, len(ids), 500):
+            found += [StoredState(e.id, e.observation_count, bool(e.keywords), e.scope)
+                      for e in self._store.get_many(ids[start:start + 500])]
+        return found
 
     def _drafts(self, batch: list[KnowledgeEntry], project: str, report: ImportReport,
                 scopes: "_Scopes") -> list:

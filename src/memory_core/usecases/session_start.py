@@ -29,6 +29,7 @@ from memory_core.ports.query_vector_cache import QueryVectorCache
 from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK, SharedWork
 from memory_core.ports.vector_index import PreparableVectorIndex, VectorIndex
 from memory_core.records import EntryStats
+from memory_core.session_progress import CONTEXT, IMPORTING, RANKING, VECTORS, WRITING, SessionProgress
 from memory_core.space import EmbeddingSpace, pin_space, pinned_space
 from memory_core.first_import import is_imported
 from memory_core.relevance_fusion import PassageSignals
@@ -83,6 +84,8 @@ class SessionAnswer:
     owed: Optional["_VectorWork"] = None
     query: Optional[str] = None
     project_root: str = ""
+    unembedded: int = 0
+    """Entries in scope without a vector after this session (counted whether or not a space is pinned yet)."""
 
     @property
     def reason(self) -> str:
@@ -130,10 +133,13 @@ class SessionStart:
         self._embedder_problem = embedder_problem
         self._held: list[str] = []
         self._worker: Optional[EmbeddingWorker] = None
+        self._progress = SessionProgress()
 
-    def run(self, request: SessionRequest, deadline: Deadline) -> SessionAnswer:
+    def run(self, request: SessionRequest, deadline: Deadline,
+            progress: Optional[SessionProgress] = None) -> SessionAnswer:
         """Import what fits and rank by every signal that finishes before the deadline. Call `finish` after
-        printing the answer (or after deciding not to)."""
+        printing the answer (or after deciding not to). `progress` is kept told of the stage (for a watchdog)."""
+        self._progress = progress or SessionProgress()
         try:
             return self._run(request, deadline)
         finally:
@@ -148,6 +154,7 @@ class SessionStart:
         """After the block is out: count recalls for exactly the entries shown, keep what the session computed
         (its inline vectors, its query vector) and start the background run for what it left. A busy database
         skips the optional writes rather than holding the session up; recalls raise StorageError to the caller."""
+        self._progress.enter(WRITING)
         if shown_ids:
             self._store.record_recall(list(shown_ids), self._clock.now())
         work = answer.owed or _VectorWork()
@@ -180,18 +187,21 @@ class SessionStart:
 
     # -- the stages, in order ------------------------------------------------------------------------------------
     def _run(self, request: SessionRequest, deadline: Deadline) -> SessionAnswer:
+        self._progress.enter(CONTEXT)
         context = self._context_source.collect(request.project_root, deadline)
         query = compose_context_query(context)
         space = pinned_space(self._store)
         work = _VectorWork(passages=query_passages(context) if self._retrieve.uses_passages else [])
         self._worker = self._start_query(query, space, work)
         import_report, status = self._first_import(request, deadline.earlier(IMPORT_RESERVE_S))
+        self._progress.enter(RANKING)
         if self._worker is not None:
             self._queue_pending(self._worker)
         stats, summary = self._retrieve.basis(request.scopes, request.limit)
         keywords = self._retrieve.keyword_signal(query)
         reserve = RANK_RESERVE_S + (len(stats) * PASSAGE_RANK_S_PER_ENTRY if work.passages else 0.0)
         decide_by = deadline.earlier(reserve)
+        self._progress.enter(VECTORS)
         work.index_ready = self._prepare_index(query, stats, space, decide_by, summary)
         if self._worker is not None:
             self._collect(self._worker, work, decide_by)
@@ -204,14 +214,16 @@ class SessionStart:
             if space is None:
                 work.pin = EmbeddingSpace.of(self._embedder)
         scoring_space = space or work.pin
+        self._progress.enter(RANKING)
         vectors = self._vector_signal(query, stats, work, scoring_space, summary, stored)
         passages = self._passage_signals(work, vectors[1].ran, stored)
         stats = self._retrieve.with_found(stats, summary, request.scopes, vectors[0], keywords[0], *passages)
         retrieval = self._retrieve.rank(query, stats, vectors, keywords, request.limit, space=scoring_space,
                                         changed_files=context.changed_files, passages=passages, summary=summary)
+        unembedded = summary.pending if summary is not None else sum(1 for s in stats if not s.has_embedding)
         return SessionAnswer(retrieval=retrieval, step=self._step(vectors[1], work), import_report=import_report,
                              import_elsewhere=status == "elsewhere", import_deferred=status == "deferred",
-                             owed=work, query=query, project_root=request.project_root)
+                             owed=work, query=query, project_root=request.project_root, unembedded=unembedded)
 
     def _claim(self, task: str) -> bool:
         if self._shared.claim(task):
@@ -260,8 +272,11 @@ class SessionStart:
         task = f"{IMPORT_TASK}:{os.path.abspath(request.project_root)}"
         if not self._claim(task):
             return None, "elsewhere"
+        self._progress.enter(IMPORTING)
         try:
-            return self._importer().run(request.project_root, request.global_store, deadline=deadline), "done"
+            importer = self._importer()
+            return importer.run(request.project_root, request.global_store, deadline=deadline,
+                                progress=self._progress), "done"
         except DatabaseCorrupt:
             raise
         except StorageError:
@@ -381,7 +396,9 @@ class SessionStart:
 
     def _hand_over(self, answer: SessionAnswer, work: _VectorWork) -> bool:
         """Start the background run when this session left work undone (and nobody is doing it already)."""
-        pending = answer.retrieval.pending_embeddings > 0 and self._embedder is not None
+        # Entries without a vector are owed to the background run even before any space is pinned: a fresh
+        # store whose first sessions were too slow to embed inline must not stay `off` run after run.
+        pending = answer.unembedded > 0 and self._embedder is not None
         stale = bool(work.fresh) or (self._index is not None and not getattr(self._index, "cache_fresh", True))
         late_query = bool(work.failure) and work.query_vector is None  # the background run embeds it for next time
         late_query = late_query or (work.query_vector is not None
