@@ -125,10 +125,12 @@ def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True
 
 
 def open_store_recovering(container: Container, project_root: Optional[str], global_store: str,
-                          auto_import: bool = True):
+                          auto_import: bool = True, reading: bool = False):
     """Open the store for writing. A corrupt file (or another program's) is moved aside, never deleted, and
     rebuilt: from the newest sound snapshot when there is one, then from the markdown audit trail, with the
-    store's list of deleted entries applied so nothing deleted comes back."""
+    store's list of deleted entries applied so nothing deleted comes back. With `auto_import` the project's
+    knowledge bank is imported when it was not yet; with `reading` only a rebuilt database is (a read writes no
+    import marker)."""
     from memory_adapters.markdown_tombstones import read_tombstones
     from memory_adapters.sqlite_health import move_aside
     from memory_adapters.sqlite_snapshots import restore_newest
@@ -158,10 +160,15 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
         print(f"iflow-memory: {problem}", file=sys.stderr)
     root = os.path.abspath(project_root or os.getcwd())
     importer = container.importer()
-    if auto_import and (rebuilt or not importer.imported(root)):
-        report = importer.run(root, global_store)
-        if report.new:
-            print(f"iflow-memory: imported {report.new} entries from markdown", file=sys.stderr)
+    if reading:
+        # A read rebuilds an empty or rebuilt database from the store's own markdown, never the project's bank.
+        imported = importer.run(root, global_store, with_project=False) if rebuilt or store.count() == 0 else None
+    elif auto_import and (rebuilt or not importer.imported(root)):
+        imported = importer.run(root, global_store)
+    else:
+        imported = None
+    if imported is not None and imported.new:
+        print(f"iflow-memory: imported {imported.new} entries from markdown", file=sys.stderr)
     return store
 
 

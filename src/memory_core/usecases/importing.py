@@ -68,12 +68,14 @@ class ImportKnowledgeBank:
         return is_imported(self._store, project_root)
 
     def run(self, project_root: str, global_store: str, deadline: Optional[Deadline] = None,
-            batch_size: int = IMPORT_BATCH) -> ImportReport:
+            batch_size: int = IMPORT_BATCH, with_project: bool = True) -> ImportReport:
         """Import the project's knowledge bank and the global store's markdown in committed batches (local first).
 
         With a deadline, batches stop once it passed (the first batch always runs, so every call makes
-        progress); re-running resumes, because entries already stored are left unchanged."""
-        parsed = read_sources(self._reader, self._layout.knowledge_bank(project_root), global_store)
+        progress); re-running resumes, because entries already stored are left unchanged. Without
+        `with_project` only the global store's markdown is read and the project is not marked imported."""
+        parsed = (read_sources(self._reader, self._layout.knowledge_bank(project_root), global_store)
+                  if with_project else self._reader.read(global_store, "global"))
         unique = deduplicate(parsed)
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = self._layout.name(project_root)
@@ -88,7 +90,7 @@ class ImportKnowledgeBank:
             items = self._drafts(todo[start:start + size], project, report, scope)
             for outcome in self._store.import_entries(items, now):
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
-        if report.complete:
+        if report.complete and with_project:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
         return report
 
