@@ -162,7 +162,7 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
     importer = container.importer()
     if reading:
         # A read rebuilds an empty or rebuilt database from the store's own markdown, never the project's bank.
-        imported = importer.run(root, global_store, with_project=False) if rebuilt or store.count() == 0 else None
+        imported = importer.restore(global_store) if rebuilt or store.count() == 0 else None
     elif auto_import and (rebuilt or not importer.imported(root)):
         imported = importer.run(root, global_store)
     else:

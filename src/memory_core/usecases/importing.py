@@ -68,14 +68,12 @@ class ImportKnowledgeBank:
         return is_imported(self._store, project_root)
 
     def run(self, project_root: str, global_store: str, deadline: Optional[Deadline] = None,
-            batch_size: int = IMPORT_BATCH, with_project: bool = True) -> ImportReport:
+            batch_size: int = IMPORT_BATCH) -> ImportReport:
         """Import the project's knowledge bank and the global store's markdown in committed batches (local first).
 
         With a deadline, batches stop once it passed (the first batch always runs, so every call makes
-        progress); re-running resumes, because entries already stored are left unchanged. Without
-        `with_project` only the global store's markdown is read and the project is not marked imported."""
-        parsed = (read_sources(self._reader, self._layout.knowledge_bank(project_root), global_store)
-                  if with_project else self._reader.read(global_store, "global"))
+        progress); re-running resumes, because entries already stored are left unchanged."""
+        parsed = read_sources(self._reader, self._layout.knowledge_bank(project_root), global_store)
         unique = deduplicate(parsed)
         report = ImportReport(duplicates=len(parsed) - len(unique))
         project = self._layout.name(project_root)
@@ -90,7 +88,7 @@ class ImportKnowledgeBank:
             items = self._drafts(todo[start:start + size], project, report, scope)
             for outcome in self._store.import_entries(items, now):
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
-        if report.complete and with_project:
+        if report.complete:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
         return report
 
@@ -137,3 +135,17 @@ class ImportKnowledgeBank:
                     draft.name, draft.description, draft.reasoning, draft.category)})
             items.append((draft, entry.last_observed))
         return items
+
+    def restore(self, global_store: str) -> ImportReport:
+        """Bring the global store's own markdown into an empty or rebuilt database, as a read may: the project's
+        bank is not read and no project is recorded as imported (a read writes no import marker)."""
+        parsed = self._reader.read(global_store, "global")
+        unique = deduplicate(parsed)
+        report = ImportReport(duplicates=len(parsed) - len(unique))
+        now = self._clock.now()
+        todo = self._not_yet_stored(unique, report, "")  # universal entries only: no project, no scope
+        for start in range(0, len(todo), IMPORT_BATCH):
+            for outcome in self._store.import_entries(self._drafts(todo[start:start + IMPORT_BATCH], "", report, ""),
+                                                      now):
+                setattr(report, outcome.status, getattr(report, outcome.status) + 1)
+        return report
