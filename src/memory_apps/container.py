@@ -160,16 +160,35 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
         print(f"iflow-memory: {problem}", file=sys.stderr)
     root = os.path.abspath(project_root or os.getcwd())
     importer = container.importer()
+    new = 0
     if reading:
         # A read rebuilds an empty or rebuilt database from the store's own markdown, never the project's bank.
-        imported = importer.restore(global_store) if rebuilt or store.count() == 0 else None
+        new = _restore_store_markdown(container, global_store) if rebuilt or store.count() == 0 else 0
     elif auto_import and (rebuilt or not importer.imported(root)):
-        imported = importer.run(root, global_store)
-    else:
-        imported = None
-    if imported is not None and imported.new:
-        print(f"iflow-memory: imported {imported.new} entries from markdown", file=sys.stderr)
+        new = importer.run(root, global_store).new
+    if new:
+        print(f"iflow-memory: imported {new} entries from markdown", file=sys.stderr)
     return store
+
+
+def _restore_store_markdown(container: Container, global_store: str) -> int:
+    """A read's recovery of an empty or rebuilt database: the global store's own markdown (every entry the
+    user's tools stored is there), never the project's bank, and no project recorded as imported. An entry
+    that does not validate is left out here; `iflow-memory import` names it. Returns how many were new."""
+    from pydantic import ValidationError
+
+    from memory_core.legacy import deduplicate
+
+    items = []
+    for entry in deduplicate(container.knowledge_reader().read(global_store, "global")):
+        try:
+            items.append((entry.to_draft(None), entry.last_observed))
+        except ValidationError:
+            continue
+    store, now, new = container.store(), container.clock().now(), 0
+    for start in range(0, len(items), 100):  # committed batches, as an import commits them
+        new += sum(1 for outcome in store.import_entries(items[start:start + 100], now) if outcome.status == "new")
+    return new
 
 
 def keep_snapshot(container: Container) -> Optional[str]:

@@ -135,17 +135,3 @@ class ImportKnowledgeBank:
                     draft.name, draft.description, draft.reasoning, draft.category)})
             items.append((draft, entry.last_observed))
         return items
-
-    def restore(self, global_store: str) -> ImportReport:
-        """Bring the global store's own markdown into an empty or rebuilt database, as a read may: the project's
-        bank is not read and no project is recorded as imported (a read writes no import marker)."""
-        parsed = self._reader.read(global_store, "global")
-        unique = deduplicate(parsed)
-        report = ImportReport(duplicates=len(parsed) - len(unique))
-        now = self._clock.now()
-        todo = self._not_yet_stored(unique, report, "")  # universal entries only: no project, no scope
-        for start in range(0, len(todo), IMPORT_BATCH):
-            for outcome in self._store.import_entries(self._drafts(todo[start:start + IMPORT_BATCH], "", report, ""),
-                                                      now):
-                setattr(report, outcome.status, getattr(report, outcome.status) + 1)
-        return report
