@@ -315,20 +315,3 @@ def test_an_entry_written_into_a_real_bank_leaves_every_hand_written_entry_as_it
     assert written.startswith(text.rstrip("\n"))
     assert read_file(written, "patterns", "local") == [*before, expected(entry)]
     assert read_file(remove_block(written, entry.id, "patterns"), "patterns", "local") == before
-
-
-def test_code_fences_in_descriptions_never_hide_the_entries_after_them():
-    """A description whose fence is left open is written with the fence escaped (a reader that skips fenced code
-    would otherwise skip every entry up to the next fence); a closed fence is written as is and keeps a `### `
-    line inside it (escaped anyway) from ending the entry."""
-    unclosed = stored(name="Open fence", description="Start a block with:\n```python\nx = 1")
-    closed = stored(name="Closed fence", description="Like this:\n```\n### not a heading\n- not a bullet\n```\nDone.")
-    after = stored(name="After them", description="Read after the fenced descriptions.")
-    text = "# Patterns\n\n"
-    for entry in (unclosed, closed, after):
-        text = upsert_block(text, entry, global_format=False)
-
-    assert "\n```\n### not a heading" not in text and "\n```python\n" not in text
-    assert "\n```\n\\### not a heading" in text, "a closed fence is written as is"
-    assert [imported(parse_block(b, "patterns", 0, "local")) for b in split_blocks(text)] == [
-        expected(unclosed), expected(closed), expected(after)]
