@@ -45,13 +45,19 @@ def doctor_command(args: argparse.Namespace) -> int:
         checks.append(check(FIX, "project", missing_project(args.project_root),
                             "pass an existing project directory with --project-root"))
     if missing_store(store_dir):
-        fix = (f"iflow-memory import --project-root {shlex.quote(args.project_root)} --global-store "
-               f"{shlex.quote(store_dir)}  (creates the store), or check --global-store")
         checks.append(check(FIX, "database", missing_store(store_dir),
-                            fix if not missing_project(args.project_root) else "check --global-store"))
-    elif not missing_project(args.project_root):
+                            f"{_import_command(args.project_root, store_dir)}  (creates the store), "
+                            "or check --global-store"))
+    else:
         checks += _store_checks(settings, store_dir, args.project_root)
     return _report(checks, args.json)
+
+
+def _import_command(project_root: str, store_dir: str) -> str:
+    """The `import` that works from here: it exits 1 for a project directory that does not exist, so such a
+    --project-root is left out (the current directory is the project then)."""
+    project = "" if missing_project(project_root) else f" --project-root {shlex.quote(project_root)}"
+    return f"iflow-memory import{project} --global-store {shlex.quote(store_dir)}"
 
 
 def _config_check(project_root: str, settings: MemoryConfig, problems: list[str]) -> dict[str, Any]:
@@ -82,8 +88,7 @@ def _mcp_check(project_root: str) -> dict[str, Any]:
 def _database_fix(exc: StorageError, server: bool, store_dir: str, project_root: str) -> str:
     """The fix for a store that does not open: only a damaged file is something `import` rebuilds."""
     if isinstance(exc, DatabaseCorrupt):
-        return (f"iflow-memory import --project-root {shlex.quote(project_root)} --global-store "
-                f"{shlex.quote(store_dir)}  (moves the damaged file aside and rebuilds it from markdown)")
+        return f"{_import_command(project_root, store_dir)}  (moves the damaged file aside and rebuilds it from markdown)"
     if server:
         return ("check that the PostgreSQL server of IFLOW_MEMORY_DATABASE_URL or memory_database_url is up and "
                 "reachable (psql with the same URL)")

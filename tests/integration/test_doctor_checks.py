@@ -133,7 +133,8 @@ def test_a_missing_project_is_not_fixed_by_import(tmp_path, isolated_home, capsy
     assert args.handler(args) == 1
     checks = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
     assert checks["project"]["status"] == "fix" and "--project-root" in checks["project"]["fix"]
-    assert "import" not in checks["database"]["fix"], "import exits 1 for a project that does not exist"
+    assert str(tmp_path / "gone") not in checks["database"]["fix"], "import exits 1 for a missing project"
+    assert checks["database"]["fix"].startswith(f"iflow-memory import --global-store {tmp_path / 'store'}")
 
 
 def test_postgresql_gets_its_own_full_text_check_not_fts5(doctor, tmp_path, backend, monkeypatch):
@@ -148,3 +149,19 @@ def test_postgresql_gets_its_own_full_text_check_not_fts5(doctor, tmp_path, back
         assert "FTS5" not in names and names["full-text search"] == "ok", out
     else:
         assert names["FTS5"] == "ok" and "full-text search" not in names, out
+
+
+def test_the_fix_for_a_damaged_database_is_an_import_that_rebuilds_it(doctor, tmp_path, capsys):
+    from memory_apps import cli
+
+    (tmp_path / "store").mkdir(mode=0o700)
+    (tmp_path / "store" / "memory.db").write_bytes(b"not a database, " * 512)
+
+    status, out = doctor("--json")
+    [database] = [c for c in json.loads(out)["checks"] if c["check"] == "database"]
+    assert database["status"] == "fix" and status == 1, out
+    command = database["fix"].split("  (")[0]
+
+    assert cli.main(shlex.split(command)[1:]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert statuses(doctor("--json")[1])["database"] == "ok"
