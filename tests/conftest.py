@@ -6,8 +6,11 @@ the reason; with IFLOW_MEMORY_REQUIRE_POSTGRES=1 (CI) they fail instead."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -90,6 +93,12 @@ def subprocess_env(home: Path) -> dict:
 
 # No test may leave a detached background embedder running.
 os.environ["IFLOW_MEMORY_BACKGROUND"] = "0"
+
+# Code run in this process outside `isolated_home` keeps the local model's optimised copy (one per user, ~90 MB)
+# in one temporary cache directory for the whole run: built once, never in the developer's ~/.cache.
+_RUN_CACHE = tempfile.mkdtemp(prefix="iflow-memory-tests-cache-")
+os.environ["XDG_CACHE_HOME"] = _RUN_CACHE
+atexit.register(shutil.rmtree, _RUN_CACHE, True)
 
 
 @pytest.fixture

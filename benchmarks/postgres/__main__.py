@@ -61,12 +61,12 @@ def measure_size(backend: str, size: int, ctx: dict, args) -> dict:
     else:
         build, url = load.build_sqlite(store, size, ctx["pool"], ctx["texts"], scope, project), None
         log(f"SQLite {size:,}: built in {build['build_s']} s")
-    models_store = work / f"{backend}-{size}-models"
+    models_store = work / f"{backend}-{size}-models"  # the same store, its sessions with the model's copy cached
     shutil.copytree(store, models_store)
-    shutil.copytree(ctx["models"], models_store / "models")
     result: dict = {"build": build}
     log(f"{backend} {size:,}: session starts (hook processes)")
-    result["hook"] = sessions.hook_runs(project, store, models_store, ctx["env"], args.runs, url, work)
+    result["hook"] = sessions.hook_runs(project, store, models_store, ctx["env"], args.runs, url, work,
+                                        models_env=ctx["models_env"])
     log(f"{backend} {size:,}: in-process sessions and searches")
     result["in_process"] = sessions.in_process(project, store, url, args.runs)
     result["search"] = search.warm_search(project, store, url, args.calls, ctx["model"])
@@ -75,7 +75,8 @@ def measure_size(backend: str, size: int, ctx: dict, args) -> dict:
         ctx["explain"][size] = explain.session_queries(project, store, url, 777_000_000 + size)
         log(f"{backend} {size:,}: session starts and searches with the suggested queries (prototype)")
         ctx["suggested"][size] = {"hook": sessions.hook_runs(project, store, models_store, ctx["env"], args.runs,
-                                                             url, work, SUGGESTED_SCRIPT)}
+                                                             url, work, SUGGESTED_SCRIPT,
+                                                             models_env=ctx["models_env"])}
         suggested.apply()  # from here on, in this process (the last PostgreSQL size)
         ctx["suggested"][size]["search"] = search.warm_search(project, store, url, args.calls, ctx["model"])
     shutil.rmtree(models_store, ignore_errors=True)
@@ -117,11 +118,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         model = embedder()
         pool, texts = vector_pool(model)
         project, scope = bench_project(Path(args.data_dir).parent / "project")
-        models = work / "model-cache"
         from memory_adapters.local_embedder import LocalOnnxEmbedder
-        LocalOnnxEmbedder(cache_dir=str(models), write_model_cache=True).embed_query("build the optimised copy")
+        from memory_apps.container_config import MODEL_CACHE_LEVELS, MODEL_CACHE_PARTS
+
+        models = work / "cache-with-models"  # an XDG_CACHE_HOME holding the model's optimised copy
+        LocalOnnxEmbedder(cache_dir=str(models.joinpath(*MODEL_CACHE_PARTS)), write_model_cache=True,
+                          cache_private_levels=MODEL_CACHE_LEVELS).embed_query("build the optimised copy")
+        env = {**sessions.environment(work / "home", work, None), "XDG_CACHE_HOME": str(work / "cache-empty")}
         ctx = {"work": work, "project": project, "scope": scope, "server": server, "pool": pool, "texts": texts,
-               "model": model, "models": models, "env": sessions.environment(work / "home", work, None),
+               "model": model, "env": env, "models_env": {**env, "XDG_CACHE_HOME": str(models)},
                "explain_sizes": args.explain_sizes or (max(args.sizes),) if args.sizes else (),
                "explain": results["explain"], "suggested": {}}
         for size in sorted(set(args.sizes) | set(args.sqlite_sizes)):

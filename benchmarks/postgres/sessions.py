@@ -31,17 +31,20 @@ def environment(home: Path, ceiling: Path, url: Optional[str]) -> dict:
 
 
 def hook_runs(project: Path, store: Path, models_store: Path, env: dict, runs: int, url: Optional[str],
-              cwd: Path, script: Optional[Path] = None) -> dict:
+              cwd: Path, script: Optional[Path] = None, models_env: Optional[dict] = None) -> dict:
     """`runs` interleaved rounds (after one warm-up) of: a cached context, a new context, a new context with
     the model's optimised copy, the model floor and (PostgreSQL) the server floor. Wall ms from spawn to exit.
-    `script` runs instead of `python -m memory_apps.injector` (same arguments)."""
+    `script` runs instead of `python -m memory_apps.injector` (same arguments). `models_env` is the environment
+    whose cache directory holds the model's optimised copy (the `models_store` runs use it)."""
     def session(global_store: Path) -> list[str]:
         if script is None:
             return injector(project, global_store)
         return [proc("model_floor")[0], str(script), *injector_args(project, global_store)]
 
     query = context_query_text()
-    env = {**env, DATABASE_URL_ENV: url} if url else {k: v for k, v in env.items() if k != DATABASE_URL_ENV}
+    with_url = lambda e: {**e, DATABASE_URL_ENV: url} if url else {k: v for k, v in e.items()  # noqa: E731
+                                                                    if k != DATABASE_URL_ENV}
+    env, models_env = with_url(env), with_url(models_env or env)
     kinds = {"cached": None, "new_context": store, "new_context_models": models_store,
              "model_floor": proc("model_floor", query)}
     if url:
@@ -57,7 +60,7 @@ def hook_runs(project: Path, store: Path, models_store: Path, env: dict, runs: i
             elif kind.startswith("new_context"):
                 new_context(project, next(_contexts))
                 command = session(command)
-            ms, done = run_proc(command, env, cwd)
+            ms, done = run_proc(command, models_env if kind == "new_context_models" else env, cwd)
             if done.returncode != 0:
                 raise RuntimeError(f"{kind} failed: {done.stderr[-2000:]}")
             if round_number == 0:

@@ -4,7 +4,7 @@ Whole `python -m memory_apps.injector` processes, timed from spawn to exit, inte
 are compared with (measured in the same rounds):
 - (a) an unchanged context (the query vector is cached: no model) against the floor;
 - (b) a new context every run (the model loads while the database work runs) against floor + model floor;
-- the model floor itself, plain and with the optimised model cached beside the store (when the local embedder
+- the model floor itself, plain and with the optimised model cached (in the user's cache directory) (when the local embedder
   offers it);
 - 3 and 5 session starts at once, at 1k and 10k entries (each one's wall time);
 - the first session of a new project against a 10k store, and of a project whose bank has 3,000 entries (with
@@ -62,12 +62,14 @@ def section_session_starts(report: Report, workdir: Path, repeat: int) -> dict:
     return results
 
 
-def _with_model_cache(env: dict, base: Path, store: Path, project: Path) -> Path:
-    """A copy of the store after its first background run: the local model's optimised copy is built."""
+def _with_model_cache(env: dict, base: Path, store: Path, project: Path) -> tuple[Path, dict]:
+    """A copy of the store after its first background run, and the environment whose cache directory holds the
+    local model's optimised copy that run built (one copy per user, under XDG_CACHE_HOME)."""
     copy = base / (store.name + "-models")
     shutil.copytree(store, copy)
+    models_env = {**env, "XDG_CACHE_HOME": str(base / "cache-with-models")}
     done = subprocess.run([PY, "-m", "memory_apps.cli", "maintain", "--project-root", str(project),
-                           "--global-store", str(copy)], env=env, cwd=str(base), capture_output=True, text=True)
-    if done.returncode != 0 or not (copy / "models").is_dir():
+                           "--global-store", str(copy)], env=models_env, cwd=str(base), capture_output=True, text=True)
+    if done.returncode != 0 or not (base / "cache-with-models" / "iflow-memory" / "models").is_dir():
         raise RuntimeError(f"maintain did not build the model cache: {done.stderr[-2000:]}")
-    return copy
+    return copy, models_env

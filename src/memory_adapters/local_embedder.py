@@ -45,6 +45,7 @@ class LocalOnnxEmbedder:
     `cache_dir`, when given, keeps an optimised copy of the model (fp32 graph with its weights in a
     separate file that onnxruntime memory-maps) in a private subdirectory; later processes verify and
     load that copy, which is faster and takes about half the memory. Without it nothing is written.
+    Its last `cache_private_levels` directories are the cache's own (private, never through a link).
     With `write_model_cache=False` a valid cache entry is still used, but nothing is ever written: a
     missing, stale or damaged entry is left as it is and the model is loaded the plain way (for callers
     on a latency-critical path, which leave building the entry, ~+200 ms once, to a background run).
@@ -54,7 +55,7 @@ class LocalOnnxEmbedder:
 
     def __init__(self, model_dir: Optional[str] = None, model_name: Optional[str] = None,
                  dimensions: int = DIMENSIONS, threads: int = 2, cache_dir: Optional[str] = None,
-                 write_model_cache: bool = True) -> None:
+                 write_model_cache: bool = True, cache_private_levels: int = 1) -> None:
         if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tokenizers") is None:
             raise ProviderUnavailable(f"local embedder needs onnxruntime and tokenizers: {INSTALL_HINT}")
         if model_dir:
@@ -74,6 +75,7 @@ class LocalOnnxEmbedder:
         self._threads = threads
         self._cache_dir = Path(cache_dir).expanduser() if cache_dir else None
         self._write_model_cache = write_model_cache
+        self._cache_private_levels = cache_private_levels  # see OptimisedModelCache
         self._session = None
 
     def _load(self) -> None:
@@ -110,7 +112,8 @@ class LocalOnnxEmbedder:
     def _cached_session(self, onnxruntime: Any) -> Any:
         """A session through the optimised-model cache, or None when the cache cannot be used."""
         try:
-            cache = OptimisedModelCache(self._cache_dir, self._model_path, write=self._write_model_cache)
+            cache = OptimisedModelCache(self._cache_dir, self._model_path, write=self._write_model_cache,
+                                        private_levels=self._cache_private_levels)
             return cache.session(onnxruntime, lambda level: self._options(onnxruntime, level))
         except Exception:  # noqa: BLE001 - the cache is an optimisation: any failure falls back to the plain load
             return None

@@ -1,8 +1,8 @@
 """How entry text that plain knowledge-bank markdown cannot carry is written, and read back (ADR 15).
 
 Ordinary text is written as people write it. A description line that would read as structure (a `- `
-bullet, a `### ` header, an HTML comment, an indented bullet the reader un-indents) gets a backslash, the
-markdown escape, which the reader removes; a one-line value that would not survive as written (line breaks,
+bullet, a `### ` header, an HTML comment, an indented bullet the reader un-indents, a code fence that does
+not pair up within the description) gets a backslash, the markdown escape, which the reader removes; a one-line value that would not survive as written (line breaks,
 a carriage return, surrounding whitespace, a leading quote) is a JSON string."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Optional
 
 _LEGACY_INDENT = ("  - ", "  ### ")  # the first writer indented such lines; the reader still un-indents them
 _STRUCTURE = ("- ", "### ", *_LEGACY_INDENT)
+_FENCES = ("```", "~~~")
 
 
 def _structure(line: str) -> bool:
@@ -19,14 +20,17 @@ def _structure(line: str) -> bool:
 
 
 def _escaped(line: str) -> bool:
-    """A backslash (or several) before text that reads as structure: the writer's escape."""
+    """A backslash (or several) before text that reads as structure or a code fence: the writer's escape."""
     rest = line.lstrip("\\")
-    return len(rest) < len(line) and _structure(rest)
+    return len(rest) < len(line) and (_structure(rest) or rest.startswith(_FENCES))
 
 
-def escape_description_line(line: str) -> str:
-    """The line as written: one more backslash when it would read as structure or as an escaped line."""
-    return "\\" + line if _structure(line) or _escaped(line) else line
+def escape_description_line(line: str, fences: bool = False) -> str:
+    """The line as written: one more backslash when it would read as structure or as an escaped line, and
+    with `fences` (a description whose code fences do not pair up) when it would open or close a fence."""
+    if _structure(line) or _escaped(line) or (fences and line.lstrip(" ").startswith(_FENCES)):
+        return "\\" + line
+    return line
 
 
 def unescape_description_line(line: str) -> str:

@@ -9,6 +9,7 @@ import json
 from datetime import timezone
 
 from memory_adapters.markdown_codec import encode_value, escape_description_line
+from memory_adapters.markdown_fences import unbalanced_fences
 from memory_adapters.markdown_knowledge_bank import heading_name, tracked_line
 from memory_core.knowledge import Origin
 from memory_core.records import Entry
@@ -34,7 +35,9 @@ def description_lines(description: str) -> list[str]:
     carry it (a carriage return, or blanks around it)."""
     if "\r" in description or description != description.strip():
         return ["- Description: " + json.dumps(description, ensure_ascii=False)]
-    return [escape_description_line(line) for line in description.split("\n")]
+    lines = description.split("\n")
+    fences = unbalanced_fences(lines)  # an open fence would hide the entries after this one from the reader
+    return [escape_description_line(line, fences) for line in lines]
 
 
 def reasoning_lines(reasoning: str, origin: Origin) -> list[str]:

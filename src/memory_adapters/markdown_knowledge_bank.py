@@ -10,7 +10,9 @@ from datetime import datetime, timezone
 from typing import Optional
 
 from memory_adapters.markdown_codec import decode_value, json_string, json_strings, unescape_description_line
+from memory_adapters.markdown_fences import fence_mask
 from memory_adapters.regular_files import BANK_FILE_LIMIT, read_regular_text
+from memory_core.inert import one_line
 from memory_core.knowledge import KnowledgeEntry, Origin
 from memory_core.records import CATEGORIES
 from memory_core.rendering import TYPE_PREFIX
@@ -108,26 +110,26 @@ def _references(text: str) -> list[str]:
     return [r.strip() for r in text.split(",") if r.strip()]
 
 
+def _header_lines(lines: list[str], mask: list[bool]) -> list[int]:
+    """The lines that start an entry: `### ` outside HTML comments and fenced code (an example, not an entry)."""
+    fenced = fence_mask(lines, mask)
+    return [i for i, line in enumerate(lines) if not mask[i] and not fenced[i] and line.startswith("### ")]
+
+
 def split_blocks(text: str) -> list[list[str]]:
     """Split a file into `### ` blocks (header line plus following lines); HTML comments are ignored."""
-    blocks: list[list[str]] = []
-    for line in without_comment_blocks(text.split("\n")):
-        if line.startswith("### "):
-            blocks.append([line])
-        elif blocks:
-            blocks[-1].append(line)
-    return blocks
+    return [block for _, _, block in block_spans(text.split("\n"), trim=False)]
 
 
-def block_spans(lines: list[str]) -> list[tuple[int, int, list[str]]]:
+def block_spans(lines: list[str], trim: bool = True) -> list[tuple[int, int, list[str]]]:
     """Each block of a file's lines as (first line, end, its lines without comments), as `split_blocks` reads it;
     the span ends at its last line of content, so trailing blank lines and comments are not part of it."""
     mask, _ = _comment_mask(lines)
-    starts = [i for i, line in enumerate(lines) if not mask[i] and line.startswith("### ")]
+    starts = _header_lines(lines, mask)
     spans = []
     for n, start in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        while end > start + 1 and (mask[end - 1] or not lines[end - 1].strip()):
+        while trim and end > start + 1 and (mask[end - 1] or not lines[end - 1].strip()):
             end -= 1
         spans.append((start, end, [lines[i] for i in range(start, end) if not mask[i]]))
     return spans
@@ -159,10 +161,11 @@ def _universal(fields: str) -> bool:
 def parse_block(lines: list[str], category: str, position: int, origin: Origin) -> KnowledgeEntry:
     """Turn one `### ` block into a KnowledgeEntry."""
     body = lines[1:]
+    fenced = fence_mask(body)  # fenced code after the description is an example: its bullets are no fields
     described = 0
-    while described < len(body) and not body[described].startswith("- "):
+    while described < len(body) and (fenced[described] or not body[described].startswith("- ")):
         described += 1
-    meta = body[described:]
+    meta = [line for line, code in zip(body[described:], fenced[described:]) if not code]
     fields = "\n".join(meta)
     encoded: dict[str, str] = {}
     for found in filter(None, map(_encoded_field, meta)):
@@ -196,13 +199,64 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
     )
 
 
-def parse_file(path: str, category: str, origin: Origin) -> list[KnowledgeEntry]:
-    """Parse one category file; an unreadable file yields nothing and a warning."""
+_NEAR_HEADING = re.compile(r"^(?:#{1,6} *(?:Anti-Pattern|Pattern|Heuristic)s? *:|###(?=[^\s#]))", re.IGNORECASE)
+_FIELD_CHECKS = [  # a field the reader defaults when its value cannot be read: (bullet, accepted value, default)
+    (re.compile(r"^- Observation count:(.*)$", re.IGNORECASE), re.compile(r"^\s*\d+"), "counted as 1"),
+    (re.compile(r"^- Confidence:(.*)$", re.IGNORECASE), re.compile(r"^\s*(high|medium|low)\b", re.IGNORECASE),
+     "not high, medium or low: medium used"),
+]  # `Last observed` is free text in real banks ("Feature #022"): a date there is a bonus, not a rule
+
+
+def _shown(line: str) -> str:
+    text = one_line(line.strip())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _field_problem(line: str) -> Optional[str]:
+    for bullet, accepted, consequence in _FIELD_CHECKS:
+        match = bullet.match(line)
+        if match is None:
+            continue
+        value = match.group(1)
+        if accepted.match(value):
+            return None
+        what = line[2:line.index(":")]
+        return f"{what} `{_shown(value)}` is {'not a number: ' if 'count' in what.lower() else ''}{consequence}"
+    return None
+
+
+def bank_problems(path: str, lines: list[str]) -> list[str]:
+    """What the reader skips or defaults in a file, one line each naming the file and line: a `### ` line in
+    fenced code (an example), a heading that is not quite an entry heading, a field value it cannot read."""
+    mask, _ = _comment_mask(lines)
+    fenced = fence_mask(lines, mask)
+    starts = _header_lines(lines, mask)
+    problems = []
+    for i, line in enumerate(lines):
+        where = f"{path}:{i + 1}"
+        if mask[i]:
+            continue
+        if fenced[i] and line.startswith("### "):
+            problems.append(f"{where}: skipped `{_shown(line)}`: a heading in fenced code is an example, not an entry")
+        elif not fenced[i] and _NEAR_HEADING.match(line) and not line.startswith("### "):
+            problems.append(f"{where}: skipped `{_shown(line)}`: an entry heading starts with `### ` "
+                            "(three # and a space)")
+        elif not fenced[i] and starts and i > starts[0] and (problem := _field_problem(line)):
+            problems.append(f"{where}: {problem}")
+    return problems
+
+
+def parse_file(path: str, category: str, origin: Origin, warn: bool = False) -> list[KnowledgeEntry]:
+    """Parse one category file; an unreadable file yields nothing and a warning. With `warn`, every block the
+    reader skips and every field it defaults is reported on stderr with its file and line."""
     try:
         text = read_regular_text(path, BANK_FILE_LIMIT)
     except OSError as exc:
         print(f"iflow-memory: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return []
+    if warn:
+        for problem in bank_problems(path, text.split("\n")):
+            print(f"iflow-memory: {problem}", file=sys.stderr)
     return [parse_block(block, category, i, origin) for i, block in enumerate(split_blocks(text))]
 
 
@@ -210,7 +264,7 @@ class MarkdownKnowledgeBankReader:
     """Implements KnowledgeBankReader for `anti-patterns.md`, `heuristics.md`, `patterns.md`."""
 
     def __init__(self, warn_unknown: bool = True) -> None:
-        self._warn_unknown = warn_unknown
+        self._warn_unknown = warn_unknown  # also: what the reader skips or defaults, by file and line
 
     def read(self, directory: str, origin: Origin) -> list[KnowledgeEntry]:
         """Parse the three category files of `directory`; other .md files are skipped with a warning."""
@@ -220,7 +274,7 @@ class MarkdownKnowledgeBankReader:
         for category in CATEGORIES:
             path = category_file(directory, category)
             if os.path.isfile(path):
-                entries.extend(parse_file(path, category, origin))
+                entries.extend(parse_file(path, category, origin, warn=self._warn_unknown))
             elif os.path.lexists(path):  # a FIFO, a device, a directory: never opened
                 print(f"iflow-memory: cannot read {path}: not a regular file", file=sys.stderr)
         if self._warn_unknown:

@@ -42,10 +42,16 @@ class OptimisedModelCache:
     `write` and the file has settled: see `memory_adapters.file_identity`).
     """
 
-    def __init__(self, cache_dir: Path, source: Path, write: bool = True) -> None:
+    def __init__(self, cache_dir: Path, source: Path, write: bool = True, private_levels: int = 1) -> None:
+        """`private_levels`: how many trailing directories of `cache_dir` are this program's own, each opened
+        without following a link, owned by this user and 0700 (created so when `write`); the directories above
+        them are the user's arrangement (`~/.cache` may be a link)."""
         if not descriptors_supported():
             raise CacheInvalid("this platform cannot open files safely relative to a directory")
+        if not 1 <= private_levels < len(cache_dir.parts):
+            raise CacheInvalid(f"{cache_dir} has no {private_levels} directories of its own")
         self._cache_dir = cache_dir
+        self._private_levels = private_levels
         self._root = cache_dir / CACHE_SUBDIR
         self._source = source
         self._write = write
@@ -92,15 +98,21 @@ class OptimisedModelCache:
             os.close(source_fd)
 
     def _open_root(self) -> Optional[int]:
-        """A descriptor on `<cache_dir>/onnx-optimised`, created when `write`; None when absent and not `write`."""
+        """A descriptor on `<cache_dir>/onnx-optimised`, created when `write`; None when absent and not `write`.
+        Several processes may create the same directories at once: each level tolerates the others' mkdir."""
+        base = Path(*self._cache_dir.parts[:-self._private_levels])
+        own = (*self._cache_dir.parts[-self._private_levels:], CACHE_SUBDIR)
         if self._write:
-            os.makedirs(self._cache_dir, mode=0o700, exist_ok=True)
+            os.makedirs(base, mode=0o700, exist_ok=True)
         try:
-            top_fd = os.open(self._cache_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-            try:
-                return open_private_dir(CACHE_SUBDIR, top_fd, create=self._write)
-            finally:
-                os.close(top_fd)
+            fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            for name in own:
+                try:
+                    inner = open_private_dir(name, fd, create=self._write)
+                finally:
+                    os.close(fd)
+                fd = inner
+            return fd
         except FileNotFoundError:
             if self._write:
                 raise

@@ -145,8 +145,10 @@ def local_embedder(model: str, model_cache: Optional[str], write_model_cache: bo
     """The bundled model, or `model` as a directory holding model.onnx. `model_cache` keeps its optimised copy
     (built only when `write_model_cache`: the background run and the write paths build it)."""
     from memory_adapters.local_embedder import MODEL_NAME, LocalOnnxEmbedder
+    from memory_apps.container_config import MODEL_CACHE_LEVELS
 
-    cache = {"cache_dir": model_cache, "write_model_cache": write_model_cache}
+    cache = {"cache_dir": model_cache, "write_model_cache": write_model_cache,
+             "cache_private_levels": MODEL_CACHE_LEVELS}
     path = os.path.expanduser(model) if model else ""
     if path and os.path.isdir(path):
         return LocalOnnxEmbedder(model_dir=path, **cache)

@@ -5,16 +5,17 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shlex
 import time
 from typing import Any
 
 from memory_adapters.provider_errors import install_hint
 from memory_apps.background import BackgroundWork
 from memory_apps.bank_report import bank_lines
-from memory_apps.config import CONFIG_RELATIVE_PATH, MemoryConfig, load_config
+from memory_apps.config import CONFIG_RELATIVE_PATH, MemoryConfig, collected_problems, load_config
 from memory_apps.formatting import dumps
-from memory_apps.store_paths import global_store_dir, missing_for_reading
-from memory_core.errors import StorageError
+from memory_apps.store_paths import global_store_dir, missing_project, missing_store
+from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.space import EmbeddingSpace, pinned_space, staged_space
 
 OK, MISSING, FIX = "ok", "missing", "fix"
@@ -34,23 +35,38 @@ def doctor_command(args: argparse.Namespace) -> int:
     """Report config, numpy, the mcp extra, the database, FTS5, provider, spaces, pending vectors and background
     work; exit 1 when something needs fixing."""
     store_dir = global_store_dir(args.global_store)
-    settings = load_config(args.project_root)
-    checks = [_config_check(args.project_root, settings),
+    with collected_problems() as problems:  # the config's warnings become its check's findings
+        settings = load_config(args.project_root)
+    checks = [_config_check(args.project_root, settings, problems),
               _ok_or_fix(importlib.util.find_spec("numpy") is not None, "numpy", "importable",
                          "pip install numpy  (vector search is skipped without it)"),
               _mcp_check(args.project_root)]
-    problem = missing_for_reading(store_dir, args.project_root)  # a check never creates what it checks
-    if problem:
-        checks.append(check(FIX, "database", problem,
-                            "check the path, or run `iflow-memory import` to create the store"))
+    # A check never creates what it checks; each fix is a command that works from where the user stands.
+    if missing_project(args.project_root):
+        checks.append(check(FIX, "project", missing_project(args.project_root),
+                            "pass an existing project directory with --project-root"))
+    if missing_store(store_dir):
+        checks.append(check(FIX, "database", missing_store(store_dir),
+                            f"{_import_command(args.project_root, store_dir)}  (creates the store), "
+                            "or check --global-store"))
     else:
-        checks += _store_checks(settings, store_dir)
+        checks += _store_checks(settings, store_dir, args.project_root)
     return _report(checks, args.json)
 
 
-def _config_check(project_root: str, settings: MemoryConfig) -> dict[str, Any]:
+def _import_command(project_root: str, store_dir: str) -> str:
+    """The `import` that works from here: it exits 1 for a project directory that does not exist, so such a
+    --project-root is left out (the current directory is the project then)."""
+    project = "" if missing_project(project_root) else f" --project-root {shlex.quote(project_root)}"
+    return f"iflow-memory import{project} --global-store {shlex.quote(store_dir)}"
+
+
+def _config_check(project_root: str, settings: MemoryConfig, problems: list[str]) -> dict[str, Any]:
     path = os.path.join(project_root, CONFIG_RELATIVE_PATH)
     provider = f"memory_embedding_provider: {settings.embedding_provider}"
+    if problems:
+        return check(FIX, "config", f"{path}: " + "; ".join(problems),
+                     f"edit {path}: correct or remove each key named (until then its default applies)")
     if not os.path.lexists(path):
         return check(MISSING, "config", f"{path} missing; the defaults apply ({provider})")
     return check(OK, "config", f"{path} ({provider})")
@@ -70,17 +86,40 @@ def _mcp_check(project_root: str) -> dict[str, Any]:
     return check(MISSING, "mcp", f"{problem} (only the MCP server `iflow-memory serve` needs it)", MCP_HINT)
 
 
-def _store_checks(settings: MemoryConfig, store_dir: str) -> list[dict[str, Any]]:
+def _database_fix(exc: StorageError, server: bool, store_dir: str, project_root: str) -> str:
+    """The fix for a store that does not open: only a damaged file is something `import` rebuilds."""
+    if isinstance(exc, DatabaseCorrupt):
+        return f"{_import_command(project_root, store_dir)}  (moves the damaged file aside and rebuilds it from markdown)"
+    if server:
+        return ("check that the PostgreSQL server of IFLOW_MEMORY_DATABASE_URL or memory_database_url is up and "
+                "reachable (psql with the same URL)")
+    return f"check that {store_dir} and the files in it are yours and writable (ls -la {shlex.quote(store_dir)})"
+
+
+def _full_text_check(store, server: bool) -> dict[str, Any]:
+    """FTS5 for the SQLite file; on PostgreSQL its own full-text index, asked with one real query."""
+    if not server:
+        return _ok_or_fix(store.keyword_search_available, "FTS5", "keyword search available",
+                          "use a Python whose sqlite3 has FTS5 (python.org or distro builds do)")
+    try:
+        store.keyword_search("doctor", 1)
+    except StorageError as exc:
+        return check(FIX, "full-text search", f"the PostgreSQL full-text search does not answer: {exc}",
+                     "copy the store into a new database, which gets the full schema: "
+                     "iflow-memory migrate --to postgresql://…/new-database")
+    return check(OK, "full-text search", "PostgreSQL tsvector index answers")
+
+
+def _store_checks(settings: MemoryConfig, store_dir: str, project_root: str) -> list[dict[str, Any]]:
     from memory_apps.container import build_container, embedding_plan
 
+    container = build_container(settings, store_dir)
+    server = bool(container.config.database_url())
     try:
-        container = build_container(settings, store_dir)
         store = container.store()
     except StorageError as exc:
-        return [check(FIX, "database", str(exc), "iflow-memory import  (rebuilds it from markdown)")]
-    checks = [check(OK, "database", f"{store.path} ({store.count()} entries)"),
-              _ok_or_fix(store.keyword_search_available, "FTS5", "keyword search available",
-                         "use a Python whose sqlite3 has FTS5 (python.org or distro builds do)")]
+        return [check(FIX, "database", str(exc), _database_fix(exc, server, store_dir, project_root))]
+    checks = [check(OK, "database", f"{store.path} ({store.count()} entries)"), _full_text_check(store, server)]
     plan = embedding_plan(container, want_target=True)
     pinned = pinned_space(store)
     checks.append(_ok_or_fix(plan.target is not None, "embedding provider",

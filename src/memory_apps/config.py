@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import errno
 import os
 import re
 import sys
 from dataclasses import dataclass, fields
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from memory_adapters.regular_files import read_regular_text
 
@@ -85,8 +87,47 @@ def _accept(name: str, value: Any, default: Any) -> tuple[bool, Any]:
     return isinstance(value, (str, int, float)) and not isinstance(value, bool), str(value)
 
 
+_COLLECTED: contextvars.ContextVar[Optional[list[str]]] = contextvars.ContextVar("config_problems", default=None)
+
+
 def _warn(path: str, message: str) -> None:
+    collected = _COLLECTED.get()
+    if collected is not None:
+        collected.append(message)
+        return
     print(f"iflow-memory: {path}: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def collected_problems() -> Iterator[list[str]]:
+    """Within the block, `load_config` reports its warnings into the yielded list instead of stderr (doctor)."""
+    problems: list[str] = []
+    token = _COLLECTED.set(problems)
+    try:
+        yield problems
+    finally:
+        _COLLECTED.reset(token)
+
+
+def _expected(name: str, default: Any) -> str:
+    """What a key accepts, as its warning says it."""
+    choices = {"embedding_provider": EMBEDDING_PROVIDERS, "keyword_provider": KEYWORD_PROVIDERS, "ranking": RANKINGS}
+    if name in choices:
+        return "one of " + ", ".join(choices[name])
+    if isinstance(default, bool):
+        return "true or false"
+    if isinstance(default, int):
+        return "a whole number"
+    if isinstance(default, float):
+        return "a number from 0 to 1"
+    return "text"
+
+
+def _unknown_key(key: str, valid: list[str]) -> str:
+    import difflib  # only for a file with an unknown key: the session-start hook does not pay for it
+
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.75)
+    return f"unknown key {key} ignored" + (f" (did you mean {close[0]}?)" if close else "")
 
 
 def _database_url(path: str, raw: str) -> Optional[str]:
@@ -129,11 +170,12 @@ def load_config(project_root: str) -> MemoryConfig:
         if ok:
             values[name] = value
         else:
-            _warn(path, f"memory_{name}: invalid value {raw!r}, using default {default!r}")
+            _warn(path, f"memory_{name}: invalid value {raw!r}, using default {default!r} "
+                        f"(expected {_expected(name, default)})")
     known = {f"memory_{n}" for n in names} | _IGNORED_KEYS
     for line in lines:
         match = re.match(r"^(memory_[A-Za-z0-9_]+):", line)
         if match and match.group(1) not in known:
-            _warn(path, f"unknown key {match.group(1)} ignored")
+            _warn(path, _unknown_key(match.group(1), [f"memory_{n}" for n in names]))
             known.add(match.group(1))
     return MemoryConfig(**values)

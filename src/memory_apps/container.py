@@ -125,10 +125,12 @@ def build_container(settings: MemoryConfig, global_store: str, fts5: bool = True
 
 
 def open_store_recovering(container: Container, project_root: Optional[str], global_store: str,
-                          auto_import: bool = True):
+                          auto_import: bool = True, reading: bool = False):
     """Open the store for writing. A corrupt file (or another program's) is moved aside, never deleted, and
     rebuilt: from the newest sound snapshot when there is one, then from the markdown audit trail, with the
-    store's list of deleted entries applied so nothing deleted comes back."""
+    store's list of deleted entries applied so nothing deleted comes back. With `auto_import` the project's
+    knowledge bank is imported when it was not yet; with `reading` only a rebuilt database is (a read writes no
+    import marker)."""
     from memory_adapters.markdown_tombstones import read_tombstones
     from memory_adapters.sqlite_health import move_aside
     from memory_adapters.sqlite_snapshots import restore_newest
@@ -162,11 +164,35 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
         print(f"iflow-memory: {problem}", file=sys.stderr)
     root = os.path.abspath(project_root or os.getcwd())
     importer = container.importer()
-    if auto_import and (rebuilt or not importer.imported(root)):
-        report = importer.run(root, global_store)
-        if report.new:
-            print(f"iflow-memory: imported {report.new} entries from markdown", file=sys.stderr)
+    new = 0
+    if reading:
+        # A read rebuilds an empty or rebuilt database from the store's own markdown, never the project's bank.
+        new = _restore_store_markdown(container, global_store) if rebuilt or store.count() == 0 else 0
+    elif auto_import and (rebuilt or not importer.imported(root)):
+        new = importer.run(root, global_store).new
+    if new:
+        print(f"iflow-memory: imported {new} entries from markdown", file=sys.stderr)
     return store
+
+
+def _restore_store_markdown(container: Container, global_store: str) -> int:
+    """A read's recovery of an empty or rebuilt database: the global store's own markdown (every entry the
+    user's tools stored is there), never the project's bank, and no project recorded as imported. An entry
+    that does not validate is left out here; `iflow-memory import` names it. Returns how many were new."""
+    from pydantic import ValidationError
+
+    from memory_core.legacy import deduplicate
+
+    items = []
+    for entry in deduplicate(container.knowledge_reader().read(global_store, "global")):
+        try:
+            items.append((entry.to_draft(None), entry.last_observed))
+        except ValidationError:
+            continue
+    store, now, new = container.store(), container.clock().now(), 0
+    for start in range(0, len(items), 100):  # committed batches, as an import commits them
+        new += sum(1 for outcome in store.import_entries(items[start:start + 100], now) if outcome.status == "new")
+    return new
 
 
 def keep_snapshot(container: Container) -> Optional[str]:

@@ -10,7 +10,9 @@ from memory_apps.database_url import configured_url
 
 DEFAULT_GLOBAL_STORE = os.path.join("~", ".claude", "iflow", "memory")
 DB_FILENAME = "memory.db"
-MODEL_CACHE_DIRNAME = "models"
+MODEL_CACHE_PARTS = ("iflow-memory", "models")
+"""The local model's optimised copy, one per user: `$XDG_CACHE_HOME/iflow-memory/models` (`~/.cache/...`)."""
+MODEL_CACHE_LEVELS = len(MODEL_CACHE_PARTS)
 CONNECT_TIMEOUT_S = 5.0
 HOOK_CONNECT_TIMEOUT_S = 0.8
 HOOK_STATEMENT_TIMEOUT_MS = 1500
@@ -21,6 +23,14 @@ def default_global_store() -> str:
     return os.path.expanduser(DEFAULT_GLOBAL_STORE)
 
 
+def user_model_cache() -> str:
+    """Where the local model's optimised copy lives: one per user, shared by every store (about 90 MB)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG rule: a relative value is ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, *MODEL_CACHE_PARTS)
+
+
 def container_values(settings: MemoryConfig, global_store: str, fts5: bool = True,
                      project_root: Optional[str] = None, full_check: bool = False,
                      hook_path: bool = False, keep_models: bool = False) -> dict[str, Any]:
@@ -28,8 +38,9 @@ def container_values(settings: MemoryConfig, global_store: str, fts5: bool = Tru
     return {
         "db_path": os.path.join(global_store, DB_FILENAME),
         "global_store": global_store,
-        # The local model's optimised copy: session starts use it, only the other paths spend time building it.
-        "model_cache": os.path.join(global_store, MODEL_CACHE_DIRNAME),
+        # The local model's optimised copy (one per user): session starts use it, only the other paths spend
+        # time building it.
+        "model_cache": user_model_cache(),
         "write_model_cache": not hook_path,
         # A long-running host (the library, the MCP server) loads a model once; a one-shot process needs no cache.
         "embedders": "kept" if keep_models else "per_call",

@@ -153,6 +153,11 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
     if not settings.injection_enabled or request.limit == 0:
         emit("")
         return ""
+    if not os.path.isdir(request.project_root):  # a hook event naming a deleted directory: a failed session
+        print(f"iflow-memory: project directory {request.project_root} does not exist; nothing injected",
+              file=sys.stderr)
+        emit("")
+        return ""
     if not settings.semantic_enabled:
         block = legacy_injection(request, _now())
         emit(block)

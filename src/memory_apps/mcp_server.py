@@ -192,7 +192,7 @@ def build_server(service: MemoryService):
 def serve(global_store: Optional[str], project_root: Optional[str]) -> int:
     """Run the server on stdio until the client disconnects."""
     try:
-        service = MemoryService(global_store, project_root)
+        service = MemoryService(global_store, project_root, create=True)  # the server is a writer (ADR 14)
         server = build_server(service)
     except ImportError:
         return fail(f"the MCP server needs the mcp package: {install_hint('mcp')}")

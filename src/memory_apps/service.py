@@ -12,10 +12,11 @@ from pydantic import ValidationError
 
 from memory_adapters.project_identity import project_scopes
 from memory_apps.config import MemoryConfig, load_config
-from memory_apps.container import build_container, keep_snapshot, open_store_recovering
+from memory_apps.container import Container, build_container, keep_snapshot, open_store_recovering
 from memory_apps.embedding_jobs import embed_after_write
 from memory_apps.retrieval_setup import KeptRetrieval
-from memory_apps.store_paths import global_store_dir
+from memory_apps.store_paths import global_store_dir, missing_store
+from memory_core.errors import StoreNotFound
 from memory_core.models import Entry, EntryDraft
 from memory_core.request_checks import MAX_LIMIT, check_category, check_limit, check_query, plain_error
 from memory_core.usecases.remember import Remembered
@@ -37,22 +38,52 @@ class MemoryService:
     """Thread-safe facade over the container: remember, search, get, delete, list."""
 
     def __init__(self, global_store: Optional[str] = None, project_root: Optional[str] = None,
-                 settings: Optional[MemoryConfig] = None) -> None:
+                 settings: Optional[MemoryConfig] = None, create: bool = False) -> None:
+        """Open the global store; one that does not exist is created by the first write (`remember`, `inject`),
+        or here with `create`. Reads of a store that does not exist raise StoreNotFound (ADR 14)."""
         self.project_root = os.path.abspath(project_root or os.getcwd())
         self.global_store = global_store_dir(global_store)
         self.settings = settings or load_config(self.project_root)
         # A long-running host: the container keeps the embedders it built, so a model loads once.
-        self.container = build_container(self.settings, self.global_store, project_root=self.project_root,
-                                         full_check=True, keep_models=True)
-        open_store_recovering(self.container, self.project_root, self.global_store)
+        self._container = build_container(self.settings, self.global_store, project_root=self.project_root,
+                                          full_check=True, keep_models=True)
         self._lock = threading.RLock()
-        self._retrieval = KeptRetrieval(self.container)  # a warm search reuses the model, vectors and stats
+        self._opened = False
+        self._kept: Optional[KeptRetrieval] = None
         self._scopes: Optional[tuple[str, ...]] = None
+        if create or os.path.isdir(self.global_store):
+            self._open()
+
+    def _open(self) -> None:
+        """Open (creating) the store. A read never imports the project's knowledge bank: session starts,
+        `import` and `maintain` do (only a store rebuilt from markdown re-imports here)."""
+        with self._lock:
+            if not self._opened:
+                open_store_recovering(self._container, self.project_root, self.global_store, reading=True)
+                self._opened = True
+
+    @property
+    def container(self) -> Container:
+        """The container over the opened store; StoreNotFound when the store does not exist (a read creates
+        nothing: a mistyped `global_store` must not leave an empty store behind)."""
+        if not self._opened:
+            problem = missing_store(self.global_store)
+            if problem:
+                raise StoreNotFound(problem)
+            self._open()
+        return self._container
+
+    @property
+    def _retrieval(self) -> KeptRetrieval:
+        if self._kept is None:
+            self._kept = KeptRetrieval(self.container)  # a warm search reuses the model, vectors and stats
+        return self._kept
 
     def close(self) -> None:
         """Close the store (on PostgreSQL, let go of the server connection); the service is done afterwards."""
         with self._lock:
-            self.container.store().close()
+            if self._opened:
+                self._container.store().close()
 
     def __enter__(self) -> "MemoryService":
         return self
@@ -79,6 +110,7 @@ class MemoryService:
         except ValidationError as exc:
             raise plain_error(exc) from exc
         with self._lock:
+            self._open()  # a write creates the store
             stored: Remembered = self.container.remember().run(draft)
             report = embed_after_write(self.container, [stored.entry_id])
             keep_snapshot(self.container)
@@ -137,5 +169,6 @@ class MemoryService:
 
         limit = check_limit(limit, MAX_LIMIT)
         with self._lock:
+            self._open()  # a session start creates the store, as the hook does
             return run_injection(InjectRequest(self.project_root, self.global_store, limit), self.settings,
                                  lambda: self.container, session_deadline(process_start=False), emit=lambda _: None)

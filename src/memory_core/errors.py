@@ -48,3 +48,7 @@ class RateLimited(EmbeddingError):
 
 class KeywordGenerationError(MemoryCoreError):
     """A keyword generation tier failed."""
+
+
+class StoreNotFound(StorageError):
+    """A read named a global store that does not exist; only a write creates one."""

@@ -65,6 +65,25 @@ _TOKEN_SHAPES = [
 ]
 VENDOR_TOKEN = LazyPattern(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + r")")
 
+# Secrets pasted without their key name: the 40-character AWS secret access key and the 88-character Azure
+# storage account key ("...=="). Bounded by characters no base64 run continues with (a '.' only at a sentence's
+# end), then judged by `_bare_key` (an identifier or a path of the same length is words, not noise).
+BARE_KEY = LazyPattern(r"(?<![A-Za-z0-9/+=_.-])(?:[A-Za-z0-9/+]{40}|[A-Za-z0-9/+]{86}==)"
+                       r"(?![A-Za-z0-9/+=_-]|\.[A-Za-z0-9])")
+_WORD_PIECES = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def _bare_key(match: re.Match) -> str:
+    """Redact a base64 run that mixes capitals, small letters and digits in short pieces (random), and keep
+    one made of words (`ThisIsAVeryLongClassNameWithNumbers12345`, `src/Components/UserProfile/Avatar2Image1`)
+    and a hex digest (no capitals)."""
+    text = match.group(0)
+    if not (re.search(r"[A-Z]", text) and re.search(r"[a-z]", text) and re.search(r"[0-9]", text)):
+        return text
+    short = sum(1 for piece in _WORD_PIECES.findall(text) if len(piece) <= 2)
+    return REDACTED if short * 8 >= len(text) else text
+
+
 # Webhook URLs whose path is the credential: the host stays, the path goes.
 WEBHOOK_PATH = LazyPattern(
     r"(?i)((?:hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/webhooks/"
@@ -119,6 +138,7 @@ SHAPES: list[tuple[tuple[str, ...], LazyPattern, Replacement]] = [
     (("hooks.", "webhook", "telegram.org"), WEBHOOK_PATH, r"\1" + REDACTED),
     (("://",), URL_PASSWORD, r"\1:" + REDACTED + "@"),
     ((), VENDOR_TOKEN, REDACTED),
+    ((), BARE_KEY, _bare_key),
     (("bearer", "basic"), AUTH_SCHEME, r"\1 " + REDACTED),
     (("authorization",), AUTH_HEADER, r"\1" + REDACTED),
     (("=",), QUERY_CREDENTIAL, r"\1" + REDACTED),

@@ -67,6 +67,7 @@ class Machine:
 
     def __init__(self, root: Path) -> None:
         self.store, self.project = root / "store", root / "app"
+        self.store.mkdir(mode=0o700, parents=True, exist_ok=True)  # the hosts read it: only writes create one
         (self.project / "docs" / "knowledge-bank").mkdir(parents=True, exist_ok=True)
         (self.project / ".claude").mkdir(exist_ok=True)
         (self.project / ".claude" / "iflow-dev.local.md").write_text("memory_embedding_provider: none\n",

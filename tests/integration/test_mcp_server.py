@@ -179,6 +179,20 @@ def test_storing_the_same_learning_again_reinforces_it(server):
                        (first["id"],)) == [(1, 2)]
 
 
+def test_a_secret_key_without_its_key_name_is_stored_redacted(server):
+    """Issue 21, doorway 10: the AKIA id was caught, the bare secret access key beside it was stored."""
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    entry = learning("Rotate pasted deploy keys",
+                     f"The secret is {secret} for the deploy user AKIAIOSFODNN7EXAMPLE; rotate pasted keys at once.",
+                     "A key pasted into a ticket was live for a week.", "anti-patterns")
+    stored = server.store_memory(entry)
+
+    rows = server.rows("SELECT description FROM entries WHERE id = ?", (stored["id"],))
+    assert rows and secret not in rows[0][0] and "[REDACTED]" in rows[0][0], rows
+    found = server.search("rotate pasted deploy keys")["results"]
+    assert found and all(secret not in hit["description"] for hit in found)
+
+
 @pytest.mark.parametrize(
     "change, field",
     [

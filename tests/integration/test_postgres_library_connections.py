@@ -30,6 +30,7 @@ def host(tmp_path, isolated_home, postgres_url, monkeypatch):
     project = tmp_path / "app"
     project.mkdir()
     write_settings(project, embedding_provider="none")
+    (tmp_path / "store").mkdir(mode=0o700)  # a host's store exists: a read of one that does not is refused
     return str(tmp_path / "store"), str(project)
 
 

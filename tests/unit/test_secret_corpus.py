@@ -17,7 +17,7 @@ from memory_core.redaction import REDACTED, add_detector, detectors, redact_secr
 from tests.conftest import shared_fixture
 from tests.unit._secret_samples import secret_cases
 
-HIGH_ENTROPY = "kX9vQ2mR7tL4pZ8wN3yB6cF1hJ5dG0sAuE7oIqW2"
+HIGH_ENTROPY = "kX9vQ2mR7tL4pZ8wN3yB6cF1hJ5dG0s"  # not 40 long: that is an AWS secret key's shape
 
 # Prose and code about secrets that holds none: nothing may change.
 NOT_SECRETS = [
@@ -43,6 +43,9 @@ NOT_SECRETS = [
     "Webhook URLs live under https://hooks.slack.com/services/ and must stay out of the repo.",
     "-----BEGIN CERTIFICATE----- blocks are public.",
     "A commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it.",
+    "ThisIsAVeryLongClassNameWithNumbers12345 is forty characters of words.",
+    "See src/Components/UserProfile/Avatar2Image1 for the avatar.",
+    "Checksum 9FCEB02D0AE598E95DC970B74767F19372D61AF8, version v1.2.3.",
 ]
 
 
