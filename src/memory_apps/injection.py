@@ -154,12 +154,13 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         emit(block)
         return block
     try:
-        from memory_adapters.project_identity import project_scopes
+        from memory_adapters.project_identity_cache import remembered_project_scopes
 
         wiring = wiring_factory()
         session = wiring.session_start()
         answer = session.run(SessionRequest(request.project_root, request.global_store, request.limit,
-                                            project_scopes(request.project_root)), deadline)
+                                            remembered_project_scopes(request.project_root,
+                                                                      request.global_store)), deadline)
     except Exception as exc:  # noqa: BLE001 - the database cannot be read: the markdown pipeline answers
         print(f"iflow-memory: semantic memory unavailable ({type(exc).__name__}: {exc}); "
               "using the markdown pipeline", file=sys.stderr)

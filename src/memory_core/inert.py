@@ -48,8 +48,12 @@ def _content_start(line: str) -> int:
 
 
 def _is_rule(text: str) -> bool:
-    marks = {c for c in text if not c.isspace() and c not in _INVISIBLE}
-    return len(marks) == 1 and marks <= set(_RULE_CHARS)
+    # Every printed line comes here: most fail on their first visible character, so only a line that starts
+    # like a rule is read whole.
+    first = next((c for c in text if not c.isspace() and c not in _INVISIBLE), "")
+    if not first or first not in _RULE_CHARS:
+        return False
+    return all(c == first or c.isspace() or c in _INVISIBLE for c in text)
 
 
 def inert_line(line: str) -> str:
