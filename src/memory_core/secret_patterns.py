@@ -6,21 +6,31 @@ from __future__ import annotations
 import re
 from typing import Callable, Optional, Union
 
+from memory_core.required_literals import any_required
+
 REDACTED = "[REDACTED]"
 
 
 class LazyPattern:
     """A regular expression compiled on its first use: the session-start hook imports these shapes, and most
-    texts never reach most of them (their trigger words are absent), so their compile time is not paid."""
+    texts never reach most of them (their trigger words are absent), so their compile time is not paid.
+    With `needs`, `sub` leaves a text holding none of those strings as it is, without compiling (the pattern
+    cannot match it: see memory_core.required_literals)."""
 
-    def __init__(self, source: str, flags: int = 0) -> None:
-        self._source, self._flags = source, flags
+    def __init__(self, source: str, flags: int = 0, needs: tuple[str, ...] = ()) -> None:
+        self._source, self._flags, self._needs = source, flags, needs
         self._pattern: Optional[re.Pattern] = None
 
     def __getattr__(self, name: str):
         if self._pattern is None:
             self._pattern = re.compile(self._source, self._flags)
         return getattr(self._pattern, name)
+
+    def sub(self, repl, string: str, count: int = 0) -> str:
+        """`re.Pattern.sub`, ruling out a text that holds none of `needs` first."""
+        if self._needs and not any(literal in string for literal in self._needs):
+            return string
+        return self.__getattr__("sub")(repl, string, count)
 
 
 # Key material in blocks: PEM, OpenSSH, PGP ("... PRIVATE KEY BLOCK"), SSH2 ("---- BEGIN ... ----"). A cut-off
@@ -63,7 +73,7 @@ _TOKEN_SHAPES = [
     r"[A-Za-z0-9_~.-]{3}[78]Q~[A-Za-z0-9_~.-]{31,34}",  # Azure AD client secret
     r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWT
 ]
-VENDOR_TOKEN = LazyPattern(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + r")")
+VENDOR_TOKEN = LazyPattern(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + r")", needs=any_required(_TOKEN_SHAPES))
 
 # Webhook URLs whose path is the credential: the host stays, the path goes.
 WEBHOOK_PATH = LazyPattern(
