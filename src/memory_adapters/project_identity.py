@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import subprocess
 from typing import Optional
 
 GIT_TIMEOUT_S = 0.5
@@ -15,6 +14,8 @@ LEGACY_PREFIX = "name:"  # entries stored before scopes existed name their proje
 
 
 def _root_commit(root: str) -> Optional[str]:
+    import subprocess  # a session start outside a repository never gets here (project_identity_cache)
+
     try:
         result = subprocess.run(["git", "-C", root, "rev-list", "--max-parents=0", "HEAD"], capture_output=True,
                                 text=True, timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL)
