@@ -28,7 +28,7 @@ class LazyPattern:
 
     def sub(self, repl, string: str, count: int = 0) -> str:
         """`re.Pattern.sub`, ruling out a text that holds none of `needs` first."""
-        if self._needs and not any(literal in string for literal in self._needs):
+        if self._needs and not any(map(string.__contains__, self._needs)):  # C-level: no frame per literal
             return string
         return self.__getattr__("sub")(repl, string, count)
 
