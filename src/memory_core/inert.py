@@ -20,6 +20,10 @@ _CONTROLS = re.compile(
     "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, embeddings, overrides and isolates
     "\ud800-\udfff]"  # lone surrogates: unprintable, they would crash the write
 )
+# Any character one of the three patterns above or the tab rule would change (C0 but the newline, DEL, C1, bidi,
+# surrogates, the other line breaks): a text without one is already clean, and most texts are.
+_TOUCHED = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+                      "\ud800-\udfff]")
 _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
 _OPENERS = ("#", ">", "```", "~~~", "<")  # heading, quote (the data fence), code fence, HTML block or comment
 _RULE_CHARS = "-*_="  # thematic breaks and setext underlines are lines of one of these (spaces allowed)
@@ -28,6 +32,8 @@ _LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?= )")
 
 def strip_controls(text: str) -> str:
     """Drop terminal escapes and control characters; every line break becomes `\\n`, a tab a space."""
+    if _TOUCHED.search(text) is None:
+        return text
     text = _LINE_BREAKS.sub("\n", _ESCAPES.sub("", text)).replace("\t", " ")
     return _CONTROLS.sub("", text)
 
