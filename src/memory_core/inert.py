@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import re
 
-_ESCAPES = re.compile(
+from memory_core.secret_patterns import LazyPattern
+
+# Compiled on first use: only a text holding a character of _TOUCHED reaches them (most texts never do).
+_ESCAPES = LazyPattern(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, screen clearing
     r"|\x9b[0-?]*[ -/]*[@-~]"  # the same as one C1 character
     # OSC (titles, hyperlinks), DCS, SOS, PM, APC: the whole string when it is terminated, else the introducer
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])(?:[^\x07\x1b\x9c\x90\x98\x9d\x9e\x9f]*(?:\x07|\x1b\\|\x9c))?"
     r"|\x1b[ -/]*[0-~]?"  # any other escape sequence
 )
-_LINE_BREAKS = re.compile("\r\n|[\r\v\f\x85\u2028\u2029]")
-_CONTROLS = re.compile(
+_LINE_BREAKS = LazyPattern("\r\n|[\r\v\f\x85\u2028\u2029]")
+_CONTROLS = LazyPattern(
     "[\x00-\x09\x0b-\x1f\x7f-\x9f"  # C0 but the newline, DEL, C1
     "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, embeddings, overrides and isolates
     "\ud800-\udfff]"  # lone surrogates: unprintable, they would crash the write

@@ -54,3 +54,22 @@ def test_redacting_ordinary_prose_compiles_no_vendor_token_pattern():
                                   "AKIAIOSFODNN7EXAMPLE", "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.c2lnbmF0dXJlXzEyMw"])
 def test_tokens_are_still_redacted(text):
     assert REDACTED in redact_secrets(text, scanners=False)
+
+
+def test_a_gated_secret_pattern_finds_nothing_in_a_text_without_its_literals():
+    """Every `needs` of the core's secret patterns holds over the secret corpus: where the compiled pattern finds
+    a match, the text holds one of the literals (so ruling a text out never hides a secret)."""
+    import memory_core.secret_assignments as assignments
+    import memory_core.secret_patterns as patterns
+    from tests.unit._secret_samples import SAMPLES
+
+    texts = [text for table in SAMPLES.values() for text, _ in table.values()]
+    texts += ["ENV API_TOKEN abc123", "<apiKey>k3y-v4lue</apiKey>", "<Password>x</Password> and ENV"]
+    gated = [p for module in (patterns, assignments) for p in vars(module).values()
+             if isinstance(p, LazyPattern) and p._needs]
+    assert len(gated) >= 3
+    for pattern in gated:
+        compiled = re.compile(pattern._source, pattern._flags)
+        for text in texts:
+            if compiled.search(text):
+                assert any(literal in text for literal in pattern._needs), (pattern._source[:40], text)
