@@ -25,7 +25,7 @@ _CONTROLS = LazyPattern(
 )
 # Any character one of the three patterns above or the tab rule would change (C0 but the newline, DEL, C1, bidi,
 # surrogates, the other line breaks): a text without one is already clean, and most texts are.
-_TOUCHED = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+_TOUCHED = LazyPattern("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
                       "\ud800-\udfff]")
 _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
 _OPENERS = ("#", ">", "```", "~~~", "<")  # heading, quote (the data fence), code fence, HTML block or comment
@@ -35,7 +35,10 @@ _LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?= )")
 
 def strip_controls(text: str) -> str:
     """Drop terminal escapes and control characters; every line break becomes `\\n`, a tab a space."""
-    if _TOUCHED.search(text) is None:
+    if text.isascii():
+        if text.replace("\n", "").isprintable():  # ASCII without C0 or DEL: nothing to change (no regex needed)
+            return text
+    elif _TOUCHED.search(text) is None:
         return text
     text = _LINE_BREAKS.sub("\n", _ESCAPES.sub("", text)).replace("\t", " ")
     return _CONTROLS.sub("", text)

@@ -6,18 +6,17 @@ from __future__ import annotations
 import re
 from typing import Callable, Optional, Union
 
-from memory_core.required_literals import any_required
-
 REDACTED = "[REDACTED]"
 
 
 class LazyPattern:
     """A regular expression compiled on its first use: the session-start hook imports these shapes, and most
     texts never reach most of them (their trigger words are absent), so their compile time is not paid.
-    With `needs`, `sub` leaves a text holding none of those strings as it is, without compiling (the pattern
-    cannot match it: see memory_core.required_literals)."""
+    With `needs` (strings, or a function giving them on first use), `sub` leaves a text holding none of those
+    strings as it is, without compiling (the pattern cannot match it: see memory_core.required_literals)."""
 
-    def __init__(self, source: str, flags: int = 0, needs: tuple[str, ...] = ()) -> None:
+    def __init__(self, source: str, flags: int = 0,
+                 needs: Union[tuple[str, ...], Callable[[], tuple[str, ...]]] = ()) -> None:
         self._source, self._flags, self._needs = source, flags, needs
         self._pattern: Optional[re.Pattern] = None
 
@@ -26,9 +25,16 @@ class LazyPattern:
             self._pattern = re.compile(self._source, self._flags)
         return getattr(self._pattern, name)
 
+    def required_literals(self) -> tuple[str, ...]:
+        """The strings one of which a text must hold to be searched at all; () when every text is."""
+        if callable(self._needs):
+            self._needs = self._needs()
+        return self._needs
+
     def sub(self, repl, string: str, count: int = 0) -> str:
         """`re.Pattern.sub`, ruling out a text that holds none of `needs` first."""
-        if self._needs and not any(map(string.__contains__, self._needs)):  # C-level: no frame per literal
+        needs = self.required_literals()
+        if needs and not any(map(string.__contains__, needs)):  # C-level: no frame per literal
             return string
         return self.__getattr__("sub")(repl, string, count)
 
@@ -73,7 +79,7 @@ _TOKEN_SHAPES = [
     r"[A-Za-z0-9_~.-]{3}[78]Q~[A-Za-z0-9_~.-]{31,34}",  # Azure AD client secret
     r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWT
 ]
-VENDOR_TOKEN = LazyPattern(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + r")", needs=any_required(_TOKEN_SHAPES))
+VENDOR_TOKEN = LazyPattern(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + r")", needs=lambda: _any_required(_TOKEN_SHAPES))
 
 # Webhook URLs whose path is the credential: the host stays, the path goes.
 WEBHOOK_PATH = LazyPattern(
@@ -110,6 +116,12 @@ NETRC_PASSWORD = LazyPattern(r"(\bmachine\s+\S+\s+login\s+\S+\s+password\s+)(?!\
 FLAG_VALUE = LazyPattern(
     r"(?i)((?<!\S)--(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-?key|access-key|secret-key"
     r"|auth-token)\s+)('[^'\n]+'|\"[^\"\n]+\"|(?![-$<{])[^\s'\"]+)")
+
+
+def _any_required(sources: list[str]) -> tuple[str, ...]:
+    from memory_core.required_literals import any_required  # on the first text only
+
+    return any_required(sources)
 
 
 def _flag(match: re.Match) -> str:

@@ -22,7 +22,7 @@ from memory_core.secret_patterns import _TOKEN_SHAPES, REDACTED, VENDOR_TOKEN, L
 @given(data=st.data())
 def test_every_token_a_shape_matches_holds_one_of_the_vendor_patterns_literals(shape, data):
     token = data.draw(st.from_regex(re.compile(shape), fullmatch=True))
-    assert any(literal in token for literal in VENDOR_TOKEN._needs), (shape, token)
+    assert any(literal in token for literal in VENDOR_TOKEN.required_literals()), (shape, token)
     assert any(literal in token for literal in required(shape)), (shape, token)
 
 
@@ -66,10 +66,10 @@ def test_a_gated_secret_pattern_finds_nothing_in_a_text_without_its_literals():
     texts = [text for table in SAMPLES.values() for text, _ in table.values()]
     texts += ["ENV API_TOKEN abc123", "<apiKey>k3y-v4lue</apiKey>", "<Password>x</Password> and ENV"]
     gated = [p for module in (patterns, assignments) for p in vars(module).values()
-             if isinstance(p, LazyPattern) and p._needs]
+             if isinstance(p, LazyPattern) and p.required_literals()]
     assert len(gated) >= 3
     for pattern in gated:
         compiled = re.compile(pattern._source, pattern._flags)
         for text in texts:
             if compiled.search(text):
-                assert any(literal in text for literal in pattern._needs), (pattern._source[:40], text)
+                assert any(literal in text for literal in pattern.required_literals()), (pattern._source[:40], text)
