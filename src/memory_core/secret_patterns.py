@@ -79,7 +79,8 @@ _TOKEN_SHAPES = [
     r"[A-Za-z0-9_~.-]{3}[78]Q~[A-Za-z0-9_~.-]{31,34}",  # Azure AD client secret
     r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWT
 ]
-VENDOR_TOKEN = LazyPattern(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + r")", needs=lambda: _any_required(_TOKEN_SHAPES))
+VENDOR_TOKEN = LazyPattern(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + r")",
+                           needs=lambda: _any_required(_TOKEN_SHAPES))
 
 # Webhook URLs whose path is the credential: the host stays, the path goes.
 WEBHOOK_PATH = LazyPattern(

@@ -50,8 +50,8 @@ def test_redacting_ordinary_prose_compiles_no_vendor_token_pattern():
     assert done.stdout.strip() == "True", done.stderr
 
 
-@pytest.mark.parametrize("text", ["key ghp_0123456789abcdefghijABCDEFGHIJ0123 in a note",
-                                  "AKIAIOSFODNN7EXAMPLE", "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.c2lnbmF0dXJlXzEyMw"])
+@pytest.mark.parametrize("text", ["key ghp_0123456789abcdefghijABCDEFGHIJ0123 in a note", "AKIAIOSFODNN7EXAMPLE",
+                                  "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.c2lnbmF0dXJlXzEyMw"])
 def test_tokens_are_still_redacted(text):
     assert REDACTED in redact_secrets(text, scanners=False)
 
