@@ -120,10 +120,11 @@ def _ref_commit(common: str, ref: str) -> Optional[str]:
     return None
 
 
-def _small_text(path: str, limit: int = 1 << 16) -> Optional[str]:
-    """A regular file's text (at most `limit` bytes read), or None (a FIFO is not waited for)."""
+def _small_text(path: str, limit: int = 1 << 16, follow: bool = True) -> Optional[str]:
+    """A regular file's text (at most `limit` bytes read), or None (a FIFO is not waited for; with `follow`
+    False, a link is not followed: ADR 14)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW))
     except OSError:
         return None
     try:
@@ -138,7 +139,7 @@ def _small_text(path: str, limit: int = 1 << 16) -> Optional[str]:
 
 
 def _read(path: str) -> dict:
-    text = _small_text(path, limit=1 << 20)
+    text = _small_text(path, limit=1 << 20, follow=False)
     try:
         data = json.loads(text) if text else {}
     except ValueError:
