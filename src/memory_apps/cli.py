@@ -7,12 +7,6 @@ import os
 import sys
 from typing import Optional, Sequence
 
-from memory_apps import writer
-from memory_apps.commands_embedding import add_commands
-from memory_apps.commands_entries import add_commands as add_entry_commands
-from memory_apps.commands_import import add_command as add_import_command
-from memory_apps.commands_maintain import add_command as add_maintain_command
-from memory_apps.commands_migrate import add_command as add_migrate_command
 from memory_apps.commands_session import add_hook, add_inject, add_serve
 
 EXIT_CLOSED_PIPE = 128 + 13  # what a shell reports for git when its reader left: 128 + SIGPIPE
@@ -81,7 +75,13 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     if only in SESSION_COMMANDS:
         SESSION_COMMANDS[only](commands, fmt)
         return parser
-    from memory_apps import install_claude  # its imports (importlib.metadata among them) stay off the hook's path
+    # The other commands' modules (the writer's request checks import pydantic) stay off a session start's path.
+    from memory_apps import install_claude, writer  # install_claude: importlib.metadata
+    from memory_apps.commands_embedding import add_commands
+    from memory_apps.commands_entries import add_commands as add_entry_commands
+    from memory_apps.commands_import import add_command as add_import_command
+    from memory_apps.commands_maintain import add_command as add_maintain_command
+    from memory_apps.commands_migrate import add_command as add_migrate_command
 
     add_inject(commands, fmt)
     write = commands.add_parser("write", help="store one learning from JSON (what the retro skill runs)",

@@ -54,6 +54,8 @@ def test_session_starts_never_import_rich(shop):
         assert not uses_rich(modules), f"{name} imported rich"
         assert not {"importlib.metadata", "memory_apps.install_claude"} & modules, \
             f"{name} paid for --version or install-claude"
+        assert not {"pydantic", "pydantic_core", "memory_apps.writer"} & modules, \
+            f"{name} imported the writer's request checks and pydantic (ADR 10)"
 
 
 @pytest.mark.parametrize("command", [["list"], ["stats"], ["search", "parser"]], ids=" ".join)
