@@ -9,7 +9,6 @@ stuck (background runs end themselves well before that).
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -26,6 +25,8 @@ _SAFE = re.compile(r"[^a-z0-9]+")
 def lease_file(directory: str, task: str) -> str:
     """The lock file of a task: a readable prefix and a hash of the whole task name."""
     prefix = _SAFE.sub("-", task.split(":", 1)[0].lower()).strip("-") or "task"
+    import hashlib  # ~2 ms (OpenSSL): a session start without leases to take never needs it
+
     digest = hashlib.sha256(task.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return os.path.join(directory, f"{prefix}-{digest}.lock")
 

@@ -7,7 +7,6 @@ import glob
 import json
 import os
 import re
-import subprocess
 import sys
 from typing import TYPE_CHECKING, Optional
 
@@ -82,6 +81,8 @@ MIN_GIT_S = 0.05  # less time than this left: do not start git at all
 def _git_diff(project_root: str, base: str, timeout_s: float) -> Optional[list[str]]:
     if timeout_s < MIN_GIT_S:
         raise GitTooSlow()
+    import subprocess  # ~3 ms: only in a git checkout, never on a session start outside one
+
     try:
         result = subprocess.run(
             ["git", "-C", project_root, "diff", "--name-only", f"{base}..HEAD"],
@@ -137,6 +138,8 @@ def _git_bytes(project_root: str, args: list[str], timeout_s: float) -> Optional
     """stdout of `git -C project_root *args`, or None when git is missing or fails; GitTooSlow past timeout_s."""
     if timeout_s < MIN_GIT_S:
         raise GitTooSlow()
+    import subprocess
+
     try:
         result = subprocess.run(["git", "-C", project_root, *args], capture_output=True, timeout=timeout_s,
                                 stdin=subprocess.DEVNULL)

@@ -4,11 +4,9 @@ directory name are different projects."""
 
 from __future__ import annotations
 
-import configparser
 import functools
 import os
 import re
-import subprocess
 from typing import Optional
 
 GIT_TIMEOUT_S = 0.5
@@ -16,6 +14,8 @@ LEGACY_PREFIX = "name:"  # entries stored before scopes existed name their proje
 
 
 def _root_commit(root: str) -> Optional[str]:
+    import subprocess  # a session start outside a repository never gets here (project_identity_cache)
+
     try:
         result = subprocess.run(["git", "-C", root, "rev-list", "--max-parents=0", "HEAD"], capture_output=True,
                                 text=True, timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL)
@@ -28,9 +28,14 @@ def _root_commit(root: str) -> Optional[str]:
 
 def _origin(root: str) -> Optional[str]:
     """The `origin` URL as host/path: no scheme, user, password or `.git` (the same remote, however cloned)."""
+    config = os.path.join(root, ".git", "config")
+    if not os.path.isfile(config):
+        return None  # what reading it would find; a directory without git is not worth importing configparser
+    import configparser
+
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     try:
-        parser.read(os.path.join(root, ".git", "config"), encoding="utf-8")
+        parser.read(config, encoding="utf-8")
         url = parser.get('remote "origin"', "url", fallback=None)
     except (configparser.Error, OSError, UnicodeDecodeError):
         return None
@@ -49,6 +54,12 @@ def project_identity(project_root: str) -> str:
     commit = _root_commit(root)
     if commit:
         return f"git:{commit}"
+    return identity_without_git(root)
+
+
+def identity_without_git(project_root: str) -> str:
+    """The identity when git gives no root commit: `remote:<host/path>` or `path:<absolute path>`."""
+    root = os.path.realpath(project_root)
     origin = _origin(root)
     return f"remote:{origin}" if origin else f"path:{root}"
 

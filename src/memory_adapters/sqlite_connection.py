@@ -7,7 +7,6 @@ import atexit
 import contextlib
 import errno
 import os
-import random
 import sqlite3
 import sys
 import threading
@@ -84,6 +83,13 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
+def _jitter() -> float:
+    """A random fraction that spreads the retries of processes waiting for the same lock."""
+    import random  # only when a lock was busy: not worth its import on every session start
+
+    return random.random()
+
+
 def begin_with_retry(conn: sqlite3.Connection, retries: int = BUSY_RETRIES) -> None:
     """BEGIN IMMEDIATE; if still busy after the busy timeout, retry a few times with jittered backoff."""
     for attempt in range(retries):
@@ -93,7 +99,7 @@ def begin_with_retry(conn: sqlite3.Connection, retries: int = BUSY_RETRIES) -> N
         except sqlite3.OperationalError as exc:
             if not _is_busy(exc) or attempt == retries - 1:
                 raise
-            time.sleep(0.02 * (2 ** attempt) * (1 + random.random()))
+            time.sleep(0.02 * (2 ** attempt) * (1 + _jitter()))
 
 
 def _open_error(path: str, exc: BaseException) -> StorageError:
@@ -128,7 +134,7 @@ class SqliteConnection:
                     raise self._corrupt(f"{path} is not a usable SQLite database: {exc}") from exc
                 if not _is_busy(exc) or attempt == OPEN_RETRIES - 1:
                     raise _open_error(path, exc) from exc
-                time.sleep(0.02 * (2 ** min(attempt, 5)) * (1 + random.random()))  # another process migrates
+                time.sleep(0.02 * (2 ** min(attempt, 5)) * (1 + _jitter()))  # another process migrates
             except DatabaseCorrupt as exc:
                 self._close_quietly()
                 if getattr(exc, "identity", None) is None:

@@ -3,6 +3,7 @@ straight from the table (the ranking fields from an index)."""
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Optional, Sequence
@@ -132,7 +133,9 @@ class SqliteEntries(SqlEntryReads, SqliteConnection):
             marks = ",".join("?" * len(scopes))
             rows = self._read(f"{RANKING_SELECT} AND (scope IS NULL OR scope IN ({marks}) OR id IN "
                               f"(SELECT id FROM entry_scopes WHERE scope IN ({marks})))", (*scopes, *scopes))
-        stats = list(map(EntryStats._make, rows))
+        # The query has exactly EntryStats' fields: tuple.__new__ builds each one in C (`_make` is a Python call
+        # per row, a few ms at 10k entries).
+        stats = list(map(functools.partial(tuple.__new__, EntryStats), rows))
         pending = {r[0] for r in self._read("SELECT id FROM entries WHERE embedding IS NULL")}
         if pending:
             stats = [s._replace(has_embedding=False) if s.id in pending else s for s in stats]

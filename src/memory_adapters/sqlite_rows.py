@@ -182,6 +182,11 @@ def _trusted(data: dict) -> bool:
 def _holds_secret(data: dict) -> bool:
     """A row stored before the secret patterns knew its secret's shape: every output path reads it through
     here, so it is revalidated (redacted) before it is shown (ADR 12). Core patterns only: cheap per row."""
-    texts = [data["name"], data["description"], data["reasoning"], data["source_project"] or "",
-             *data["references"], *data["keywords"]]
-    return any(isinstance(t, str) and contains_secret(t, scanners=False) for t in texts)
+    texts = [t for t in (data["name"], data["description"], data["reasoning"], data["source_project"] or "",
+                         *data["references"], *data["keywords"]) if isinstance(t, str)]
+    # One scan of the whole row first (a row is read at every session start): a secret in one field is a secret
+    # in the fields joined by newlines, which every pattern treats as it treats a text's end. Only a row that
+    # may hold one is checked field by field, so a match across two fields cannot make a row untrusted.
+    if not contains_secret("\n".join(texts), scanners=False):
+        return False
+    return any(contains_secret(t, scanners=False) for t in texts)

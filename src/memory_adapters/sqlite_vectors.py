@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from typing import Iterable, Optional, Sequence
 
@@ -17,6 +16,8 @@ QUERY_CACHE_SIZE = 256
 
 def _query_hash(query: str) -> str:
     """Query texts are not stored, only their hash (they may quote a spec or file names)."""
+    import hashlib  # ~2 ms (OpenSSL): a keyword-only session start never hashes a query
+
     return hashlib.sha256(query.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -4,7 +4,6 @@ finishes what a session start left (the rest of a first import, pending embeddin
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 
@@ -52,6 +51,8 @@ class BackgroundWork:
             return False
         command = [sys.executable, "-m", "memory_apps.cli", "maintain", "--quiet",
                    "--project-root", os.path.abspath(project_root), "--global-store", self.global_store]
+        import subprocess  # ~3 ms: only a session that leaves work behind starts a process
+
         try:
             subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)

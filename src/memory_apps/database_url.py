@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import Mapping, Optional
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 DATABASE_URL_ENV = "IFLOW_MEMORY_DATABASE_URL"
 SCHEMES = ("postgresql", "postgres")
@@ -39,6 +38,8 @@ class DatabaseChoice:
 
 
 def _split(url: str):
+    from urllib.parse import urlsplit  # with ipaddress ~2 ms: not on the session start's SQLite path
+
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - a port that is not a number raises here
@@ -70,6 +71,8 @@ def mask_database_url(url: str) -> str:
 
 def without_password(url: str) -> str:
     """The URL with the password (user part and `password=` parameter) removed."""
+    from urllib.parse import parse_qsl, urlencode, urlunsplit
+
     parts = _split(url)
     netloc = parts.netloc
     if "@" in netloc:
@@ -82,6 +85,8 @@ def without_password(url: str) -> str:
 
 def carries_password(url: str) -> bool:
     """Whether the URL holds a password."""
+    from urllib.parse import parse_qsl
+
     parts = _split(url)
     return parts.password is not None or any(k.lower() == "password" for k, _ in parse_qsl(parts.query))
 

@@ -164,10 +164,10 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         return block
     progress = progress or SessionProgress()
     try:
-        from memory_adapters.project_identity import project_scopes
+        from memory_adapters.project_identity_cache import remembered_project_scopes
 
         progress.enter(IDENTITY)
-        scopes = project_scopes(request.project_root)
+        scopes = remembered_project_scopes(request.project_root, request.global_store)
         progress.enter(OPENING)
         wiring = wiring_factory()
         session = wiring.session_start()

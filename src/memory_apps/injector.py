@@ -5,12 +5,15 @@ Prints only the memory block on stdout, logs problems on stderr, and always exit
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import Optional, Sequence
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from memory_apps.container_config import DB_FILENAME, DEFAULT_GLOBAL_STORE
+
+if TYPE_CHECKING:
+    import argparse
 
 EPILOG = """examples:
   python -m memory_apps.injector --project-root . --limit 20 --global-store ~/.claude/iflow/memory
@@ -35,6 +38,8 @@ PROG = "python -m memory_apps.injector"  # argparse would say `injector.py`, whi
 
 def build_parser(prog: Optional[str] = PROG) -> argparse.ArgumentParser:
     """The injector's argument parser."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog=prog, description="Print the engineering-memory block for a session start.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -65,12 +70,45 @@ def args_fast_exit(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "fast_exit", False))
 
 
+FLAGS = {"--project-root": "project_root", "--limit": "limit", "--global-store": "global_store"}
+
+
+def plain_arguments(argv: Sequence[str]) -> Optional[SimpleNamespace]:
+    """The arguments a hook line passes (each flag of FLAGS at most once, as `--flag value` or `--flag=value`),
+    read as argparse reads them, without importing it (argparse, its help formatter, gettext and shutil cost
+    about 5 ms of a session start); None for anything else (help, abbreviations, a value that looks like a flag,
+    a bad number, a repeat), which argparse parses and explains."""
+    values: dict[str, object] = {"project_root": os.getcwd(), "limit": None, "global_store": None}
+    seen: set[str] = set()
+    position = 0
+    while position < len(argv):
+        flag, equals, value = argv[position].partition("=")
+        if flag not in FLAGS or flag in seen:
+            return None
+        if not equals:
+            position += 1
+            if position == len(argv) or argv[position].startswith("-"):
+                return None
+            value = argv[position]
+        seen.add(flag)
+        values[FLAGS[flag]] = value
+        position += 1
+    if values["limit"] is not None:
+        try:
+            values["limit"] = int(values["limit"])  # what argparse's type=int calls
+        except ValueError:
+            return None
+    return SimpleNamespace(**values)
+
+
 def main(argv: Optional[Sequence[str]] = None, fast_exit: bool = False) -> int:
     """Entry point of `python -m memory_apps.injector`."""
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit:  # bad flags are reported on stderr; the hook still exits 0
-        return 0
+    args = plain_arguments(sys.argv[1:] if argv is None else list(argv))
+    if args is None:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit:  # bad flags are reported on stderr; the hook still exits 0
+            return 0
     args.fast_exit = fast_exit
     return inject(args)
 

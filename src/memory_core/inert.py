@@ -7,19 +7,26 @@ from __future__ import annotations
 
 import re
 
-_ESCAPES = re.compile(
+from memory_core.secret_patterns import LazyPattern
+
+# Compiled on first use: only a text holding a character of _TOUCHED reaches them (most texts never do).
+_ESCAPES = LazyPattern(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, screen clearing
     r"|\x9b[0-?]*[ -/]*[@-~]"  # the same as one C1 character
     # OSC (titles, hyperlinks), DCS, SOS, PM, APC: the whole string when it is terminated, else the introducer
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])(?:[^\x07\x1b\x9c\x90\x98\x9d\x9e\x9f]*(?:\x07|\x1b\\|\x9c))?"
     r"|\x1b[ -/]*[0-~]?"  # any other escape sequence
 )
-_LINE_BREAKS = re.compile("\r\n|[\r\v\f\x85\u2028\u2029]")
-_CONTROLS = re.compile(
+_LINE_BREAKS = LazyPattern("\r\n|[\r\v\f\x85\u2028\u2029]")
+_CONTROLS = LazyPattern(
     "[\x00-\x09\x0b-\x1f\x7f-\x9f"  # C0 but the newline, DEL, C1
     "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, embeddings, overrides and isolates
     "\ud800-\udfff]"  # lone surrogates: unprintable, they would crash the write
 )
+# Any character one of the three patterns above or the tab rule would change (C0 but the newline, DEL, C1, bidi,
+# surrogates, the other line breaks): a text without one is already clean, and most texts are.
+_TOUCHED = LazyPattern("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+                      "\ud800-\udfff]")
 _INVISIBLE = "\u00ad\u034f\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
 _OPENERS = ("#", ">", "```", "~~~", "<")  # heading, quote (the data fence), code fence, HTML block or comment
 _RULE_CHARS = "-*_="  # thematic breaks and setext underlines are lines of one of these (spaces allowed)
@@ -28,6 +35,11 @@ _LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?= )")
 
 def strip_controls(text: str) -> str:
     """Drop terminal escapes and control characters; every line break becomes `\\n`, a tab a space."""
+    if text.isascii():
+        if text.replace("\n", "").isprintable():  # ASCII without C0 or DEL: nothing to change (no regex needed)
+            return text
+    elif _TOUCHED.search(text) is None:
+        return text
     text = _LINE_BREAKS.sub("\n", _ESCAPES.sub("", text)).replace("\t", " ")
     return _CONTROLS.sub("", text)
 
@@ -48,8 +60,12 @@ def _content_start(line: str) -> int:
 
 
 def _is_rule(text: str) -> bool:
-    marks = {c for c in text if not c.isspace() and c not in _INVISIBLE}
-    return len(marks) == 1 and marks <= set(_RULE_CHARS)
+    # Every printed line comes here: most fail on their first visible character, so only a line that starts
+    # like a rule is read whole.
+    first = next((c for c in text if not c.isspace() and c not in _INVISIBLE), "")
+    if not first or first not in _RULE_CHARS:
+        return False
+    return all(c == first or c.isspace() or c in _INVISIBLE for c in text)
 
 
 def inert_line(line: str) -> str:

@@ -5,6 +5,7 @@ the verbatim heading the knowledge-bank markdown writers need."""
 
 from __future__ import annotations
 
+import functools
 from typing import Optional, Sequence
 
 from memory_core.inert import inert_block_text, one_line, strip_controls
@@ -40,6 +41,7 @@ def _distinct_heading(category: str, heading: str) -> str:
     return heading
 
 
+@functools.lru_cache(maxsize=256)  # the block is rendered again while it is fitted to its budget: same texts
 def inert_entry_text(category: str, text: str) -> str:
     """An entry (`### ` heading, then its lines) as the block prints it: the heading on one line and distinct
     from the block's own titles, every other line inert."""

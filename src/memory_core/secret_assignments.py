@@ -18,13 +18,13 @@ _VALUE = (r"(?:[rRbBuUfF]{0,2}(?P<q>[\"'])(?P<quoted>(?:(?!(?P=q))[^\\\n]|\\.)*)
 _ASSIGNMENT = LazyPattern(
     r"(?i)(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]{0,64}" + _KEYWORD + r"[A-Za-z0-9_.-]{0,64})(?P<sep>['\"]?[ \t]*"
     r"(?:(?P<compare>==|!=)=?|=>|:=|=|:[ \t]*[A-Za-z_][\w.]*(?:\[[\w., |]*\])?(?:[ \t]*\|[ \t]*None)?"
-    r"[ \t]*=(?!=)|(?P<colon>:)(?![/:]))[ \t]*)" + _VALUE)
+    r"[ \t]*=(?!=)|(?P<colon>:)(?![/:]))[ \t]*)" + _VALUE, needs=("=", ":"))  # every separator has one
 _XML_ELEMENT = LazyPattern(
     r"(?i)(?P<open><(?P<key>[A-Za-z0-9_.:-]{0,64}" + _KEYWORD + r"[A-Za-z0-9_.:-]{0,64})>)"
-    r"(?P<value>[^<\n]+)(?=</(?P=key)>)")
+    r"(?P<value>[^<\n]+)(?=</(?P=key)>)", needs=("</",))
 _DOCKER_ENV = LazyPattern(
     r"(?m)(^[ \t]*ENV[ \t]+[A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY)"
-    r"[ \t]+)(?!\[REDACTED\])[^\s'\"]+")
+    r"[ \t]+)(?!\[REDACTED\])[^\s'\"]+", needs=("ENV",))
 
 _SECRET_WORDS = ("password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential",
                  "credentials")

@@ -11,16 +11,32 @@ REDACTED = "[REDACTED]"
 
 class LazyPattern:
     """A regular expression compiled on its first use: the session-start hook imports these shapes, and most
-    texts never reach most of them (their trigger words are absent), so their compile time is not paid."""
+    texts never reach most of them (their trigger words are absent), so their compile time is not paid.
+    With `needs` (strings, or a function giving them on first use), `sub` leaves a text holding none of those
+    strings as it is, without compiling (the pattern cannot match it: see memory_core.required_literals)."""
 
-    def __init__(self, source: str, flags: int = 0) -> None:
-        self._source, self._flags = source, flags
+    def __init__(self, source: str, flags: int = 0,
+                 needs: Union[tuple[str, ...], Callable[[], tuple[str, ...]]] = ()) -> None:
+        self._source, self._flags, self._needs = source, flags, needs
         self._pattern: Optional[re.Pattern] = None
 
     def __getattr__(self, name: str):
         if self._pattern is None:
             self._pattern = re.compile(self._source, self._flags)
         return getattr(self._pattern, name)
+
+    def required_literals(self) -> tuple[str, ...]:
+        """The strings one of which a text must hold to be searched at all; () when every text is."""
+        if callable(self._needs):
+            self._needs = self._needs()
+        return self._needs
+
+    def sub(self, repl, string: str, count: int = 0) -> str:
+        """`re.Pattern.sub`, ruling out a text that holds none of `needs` first."""
+        needs = self.required_literals()
+        if needs and not any(map(string.__contains__, needs)):  # C-level: no frame per literal
+            return string
+        return self.__getattr__("sub")(repl, string, count)
 
 
 # Key material in blocks: PEM, OpenSSH, PGP ("... PRIVATE KEY BLOCK"), SSH2 ("---- BEGIN ... ----"). A cut-off
@@ -63,7 +79,8 @@ _TOKEN_SHAPES = [
     r"[A-Za-z0-9_~.-]{3}[78]Q~[A-Za-z0-9_~.-]{31,34}",  # Azure AD client secret
     r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWT
 ]
-VENDOR_TOKEN = LazyPattern(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + r")")
+VENDOR_TOKEN = LazyPattern(r"(?<![A-Za-z0-9])(?:" + "|".join(_TOKEN_SHAPES) + r")",
+                           needs=lambda: _any_required(_TOKEN_SHAPES))
 
 # Secrets pasted without their key name: the 40-character AWS secret access key and the 88-character Azure
 # storage account key ("...=="). Bounded by characters no base64 run continues with (a '.' only at a sentence's
@@ -119,6 +136,12 @@ NETRC_PASSWORD = LazyPattern(r"(\bmachine\s+\S+\s+login\s+\S+\s+password\s+)(?!\
 FLAG_VALUE = LazyPattern(
     r"(?i)((?<!\S)--(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-?key|access-key|secret-key"
     r"|auth-token)\s+)('[^'\n]+'|\"[^\"\n]+\"|(?![-$<{])[^\s'\"]+)")
+
+
+def _any_required(sources: list[str]) -> tuple[str, ...]:
+    from memory_core.required_literals import any_required  # on the first text only
+
+    return any_required(sources)
 
 
 def _flag(match: re.Match) -> str:

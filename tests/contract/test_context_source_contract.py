@@ -142,19 +142,17 @@ class TestGitProjectContextSource(ProjectContextSourceContract):
 
     def test_outside_any_repository_git_is_never_started(self, tmp_path, monkeypatch):
         """The hook pays for a git process only where git could answer."""
-        import memory_adapters.git_context_source as adapter
 
         def no_git(*args, **kwargs):
             raise AssertionError(f"git was started: {args}")
 
-        monkeypatch.setattr(adapter.subprocess, "run", no_git)
+        monkeypatch.setattr(subprocess, "run", no_git)
         monkeypatch.delenv("GIT_DIR", raising=False)
         feature(tmp_path, "001-parser", active("parser"))
         assert self.collect(tmp_path) == ProjectContext(feature_slug="parser", phase="design")
 
     def test_git_is_not_started_once_the_deadline_has_passed(self, tmp_path, monkeypatch):
         """A session whose deadline is (nearly) gone skips git and keeps every other signal."""
-        import memory_adapters.git_context_source as adapter
         from memory_core.deadline import Deadline
         from tests.fakes import FakeTicker
 
@@ -164,26 +162,25 @@ class TestGitProjectContextSource(ProjectContextSourceContract):
         def no_git(*args, **kwargs):
             raise AssertionError(f"git was started: {args}")
 
-        monkeypatch.setattr(adapter.subprocess, "run", no_git)
+        monkeypatch.setattr(subprocess, "run", no_git)
         ticker = FakeTicker(start=10.0)
         spent = Deadline(ticker, 10.01)
         assert self.make_source().collect(str(tmp_path), spent) == ProjectContext(feature_slug="parser",
                                                                                  phase="design")
 
     def test_git_gets_no_more_time_than_the_deadline_leaves(self, tmp_path, monkeypatch):
-        import memory_adapters.git_context_source as adapter
         from memory_core.deadline import Deadline
         from tests.fakes import FakeTicker
 
         repo_with_commits(tmp_path, 2)
         timeouts = []
-        real_run = adapter.subprocess.run
+        real_run = subprocess.run
 
         def timed_run(*args, **kwargs):
             timeouts.append(kwargs["timeout"])
             return real_run(*args, **kwargs)
 
-        monkeypatch.setattr(adapter.subprocess, "run", timed_run)
+        monkeypatch.setattr(subprocess, "run", timed_run)
         deadline = Deadline(FakeTicker(start=0.0), 0.3)
         self.make_source().collect(str(tmp_path), deadline)
         assert timeouts and all(t == pytest.approx(0.3) for t in timeouts)

@@ -57,6 +57,8 @@ def test_session_starts_never_import_rich(shop):
         other_commands = {"memory_apps.writer", "memory_apps.commands_doctor", "memory_apps.commands_entries",
                           "memory_apps.commands_migrate", "memory_apps.commands_embedding"}
         assert not other_commands & modules, f"{name} paid for other commands' modules on its deadline (issue 21)"
+        assert not {"pydantic", "pydantic_core", "memory_apps.writer"} & modules, \
+            f"{name} imported the writer's request checks and pydantic (ADR 10)"
 
 
 @pytest.mark.parametrize("command", [["list"], ["stats"], ["search", "parser"]], ids=" ".join)

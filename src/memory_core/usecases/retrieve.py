@@ -180,7 +180,7 @@ class RetrieveAndRank:
         when `stats` holds candidates only."""
         (vector_scores, vector), (keyword_scores, keyword) = vectors, keywords
         if vector_scores or keyword_scores:  # another project's entries never shape the normalisation either
-            vector_scores, keyword_scores = _only_these({s.id for s in stats}, vector_scores, keyword_scores)
+            vector_scores, keyword_scores = _only_these(set(map(_ID, stats)), vector_scores, keyword_scores)
         scores, used = self.score(stats, vector_scores, keyword_scores, changed_files, passages)
         chosen = select_by_scores(stats, scores, _ID, _CATEGORY, limit)
         entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
