@@ -55,6 +55,24 @@ def remembered_project_identity(project_root: str, store_dir: str) -> str:
     return identity
 
 
+def remember_project_identity(project_root: str, store_dir: str, identity: str) -> None:
+    """Remember `identity` for the checkout's HEAD commit once the store exists: a project's first session
+    creates its store only after the identity was asked of git, so it is remembered after the session."""
+    if not identity.startswith("git:") or any(os.environ.get(name) for name in _GIT_VARIABLES):
+        return
+    root = os.path.realpath(project_root)
+    git_dir = _find_git_dir(root)
+    key = None if git_dir is None else _checkout_key(root, git_dir)
+    if key is None:
+        return
+    path = os.path.join(store_dir, CACHE_FILENAME)
+    remembered = _read(path)
+    if remembered.get(key) != identity:
+        remembered.pop(key, None)
+        remembered[key] = identity
+        _write(path, store_dir, dict(list(remembered.items())[-MAX_REMEMBERED:]))
+
+
 def _is_git_dir(directory: str) -> bool:
     """A repository directory itself (bare, or the inside of `.git`), as git recognises one."""
     return (os.path.isfile(os.path.join(directory, "HEAD")) and os.path.isdir(os.path.join(directory, "objects"))

@@ -167,12 +167,17 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         from memory_adapters.project_identity_cache import remembered_project_scopes
 
         progress.enter(IDENTITY)
+        store_existed = os.path.isdir(request.global_store)
         scopes = remembered_project_scopes(request.project_root, request.global_store)
         progress.enter(OPENING)
         wiring = wiring_factory()
         session = wiring.session_start()
         answer = session.run(SessionRequest(request.project_root, request.global_store, request.limit,
                                             scopes), deadline, progress)
+        if not store_existed:  # this session created the store: its identity could not be remembered before
+            from memory_adapters.project_identity_cache import remember_project_identity
+
+            remember_project_identity(request.project_root, request.global_store, scopes[0])
     except Exception as exc:  # noqa: BLE001 - the database cannot be read: the markdown pipeline answers
         print(f"iflow-memory: semantic memory unavailable ({type(exc).__name__}: {exc}); "
               "using the markdown pipeline", file=sys.stderr)
