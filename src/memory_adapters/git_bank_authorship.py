@@ -24,19 +24,22 @@ def _git(directory: str, timeout_s: float, *args: str) -> Optional[subprocess.Co
         return None
 
 
-def _outside_repository(result: subprocess.CompletedProcess) -> bool:
-    return result.returncode == _NO_REPOSITORY and "not a git repository" in result.stderr.lower()
+def _no_history(result: subprocess.CompletedProcess) -> bool:
+    """Whether git failed only because there is no history: outside a repository, or before its first commit."""
+    message = result.stderr.lower()
+    return result.returncode == _NO_REPOSITORY and (
+        "not a git repository" in message or "does not have any commits yet" in message)
 
 
 def commit_authors(bank: str, timeout_s: float) -> Optional[dict[str, set[str]]]:
     """{file name: emails of the commits that touched it} for the files directly in `bank`; {} outside a
-    repository; None when git could not tell."""
+    repository or in one without commits yet; None when git could not tell."""
     result = _git(bank, timeout_s, "log", "--no-merges", "--relative", "--name-only", f"--format={_MARK}%ae", "--",
                   ".")
     if result is None:
         return None
     if result.returncode != 0:
-        return {} if _outside_repository(result) else None
+        return {} if _no_history(result) else None
     authors: dict[str, set[str]] = {}
     email = ""
     for line in result.stdout.splitlines():
@@ -57,7 +60,7 @@ def user_email(directory: str, timeout_s: float) -> Optional[str]:
 
 class GitBankAuthorship:
     """Implements BankAuthorship from git history: OWN when the user authored every commit touching a file,
-    LOCAL when none did (or there is no repository), OTHERS when anyone else did, UNKNOWN when git failed."""
+    LOCAL when none did (or there is no repository, or no commit yet), OTHERS when anyone else did, UNKNOWN when git failed."""
 
     def authors(self, project_root: str, categories: list[str], timeout_s: float) -> BankAuthors:
         """The verdict of each existing category file of the project's bank."""

@@ -88,3 +88,11 @@ def test_without_git_nothing_is_known(tmp_path, home, monkeypatch):
 def test_a_bank_without_files_asks_git_nothing(tmp_path, home, monkeypatch):
     monkeypatch.setenv("PATH", os.devnull)
     assert GitBankAuthorship().authors(str(tmp_path), ALL, 10.0).verdicts == {}
+
+
+def test_a_repository_without_commits_yet_is_local(tmp_path, home):
+    root = tmp_path / "repo"
+    _write(root, "patterns.md")
+    _git(root, "init", "-q")  # `git log` fails here ("does not have any commits yet"): no history, not a failure
+
+    assert GitBankAuthorship().authors(str(root), ALL, 10.0).verdicts == {"patterns": LOCAL}
