@@ -86,3 +86,31 @@ def test_inline_vectors_are_not_stored_into_a_space_pinned_meanwhile():
     session.use_case.finish(answer, [])
 
     assert session.store.vectors_by_id == {} and session.store.query_vectors == {}
+
+
+class _GitAnswersLate:
+    """BankAuthorship whose git does not answer in a session's time, then (a later run) says the bank is the
+    user's own."""
+
+    def __init__(self) -> None:
+        self.verdict = "unknown"
+
+    def authors(self, project_root, categories, timeout_s):
+        from memory_core.ports.bank_authorship import BankAuthors
+
+        return BankAuthors({c: self.verdict for c in categories})
+
+
+def test_a_bank_git_did_not_judge_in_time_is_judged_again_and_the_users_own_reaches_every_project():
+    git = _GitAnswersLate()
+    session = Session(bank=[knowledge(i) for i in range(6)], authorship=git)
+
+    first = session.run()
+
+    assert first.import_report.complete and session.shared.background_runs == [ROOT], "the background run asks again"
+    assert {e.scope for e in session.store.all_entries()} == {"path:" + ROOT}, "scoped while unknown"
+    git.verdict = "own"
+    second = session.run()
+    assert second.import_report is not None, "the next session imports again"
+    assert {e.scope for e in session.store.all_entries()} == {None}, "the user's own bank is universal"
+    assert session.run().import_report is None, "decided: imported for good"

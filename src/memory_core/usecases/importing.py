@@ -14,7 +14,7 @@ from memory_core.knowledge import KnowledgeEntry
 from memory_core.legacy import deduplicate, shown_text
 from memory_core.bank_trust import TRUSTED, WIDE, is_trusted, record_bank
 from memory_core.ports.audit_watermark import AuditWatermark
-from memory_core.ports.bank_authorship import OTHERS, BankAuthors, BankAuthorship
+from memory_core.ports.bank_authorship import OTHERS, UNKNOWN, BankAuthors, BankAuthorship
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredState
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
@@ -50,6 +50,11 @@ class ImportReport:
     def complete(self) -> bool:
         """True when every parsed entry was handled."""
         return self.remaining == 0
+
+    @property
+    def decided(self) -> bool:
+        """True when git named the authors of every bank file (an unknown one stays scoped, to be judged again)."""
+        return UNKNOWN not in self.banks.values()
 
     @property
     def total(self) -> int:
@@ -115,7 +120,9 @@ class ImportKnowledgeBank:
                     progress.batch_ended(len(outcomes))
             for outcome in outcomes:
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
-        if report.complete:
+        # Without git's verdict on every file the import stays unmarked: a slow git on the first session must not
+        # keep the user's own bank scoped for good; the next import (the background run's, with more time) asks again.
+        if report.complete and report.decided:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
             if lost:
                 self._store.caught_up()  # the commits the database had lost are back from the markdown
