@@ -1,10 +1,12 @@
-"""GitBankAuthorship: whose commits wrote a project's knowledge-bank files, in two git calls per import (the
-user's `user.email`, then one `git log` over the bank directory naming each commit's author and files)."""
+"""GitBankAuthorship: whose commits wrote a project's knowledge-bank files, in two git calls per import (one
+`git log` over the bank directory naming each commit's author and files, then the user's `user.email`), which
+share one time budget."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+from time import monotonic
 from typing import Optional
 
 from memory_adapters.markdown_knowledge_bank import CATEGORY_FILES, project_bank
@@ -24,19 +26,22 @@ def _git(directory: str, timeout_s: float, *args: str) -> Optional[subprocess.Co
         return None
 
 
-def _outside_repository(result: subprocess.CompletedProcess) -> bool:
-    return result.returncode == _NO_REPOSITORY and "not a git repository" in result.stderr.lower()
+def _no_history(result: subprocess.CompletedProcess) -> bool:
+    """Whether git failed only because there is no history: outside a repository, or before its first commit."""
+    message = result.stderr.lower()
+    return result.returncode == _NO_REPOSITORY and (
+        "not a git repository" in message or "does not have any commits yet" in message)
 
 
 def commit_authors(bank: str, timeout_s: float) -> Optional[dict[str, set[str]]]:
     """{file name: emails of the commits that touched it} for the files directly in `bank`; {} outside a
-    repository; None when git could not tell."""
+    repository or in one without commits yet; None when git could not tell."""
     result = _git(bank, timeout_s, "log", "--no-merges", "--relative", "--name-only", f"--format={_MARK}%ae", "--",
                   ".")
     if result is None:
         return None
     if result.returncode != 0:
-        return {} if _outside_repository(result) else None
+        return {} if _no_history(result) else None
     authors: dict[str, set[str]] = {}
     email = ""
     for line in result.stdout.splitlines():
@@ -48,32 +53,35 @@ def commit_authors(bank: str, timeout_s: float) -> Optional[dict[str, set[str]]]
 
 
 def user_email(directory: str, timeout_s: float) -> Optional[str]:
-    """The email the user's commits in this repository carry (`git config user.email`), or None when unset."""
-    result = _git(directory, timeout_s, "config", "--get", "user.email")
-    if result is None or result.returncode != 0:
+    """The email the user's commits in this repository carry (`git config user.email`): "" when unset, None
+    when git could not tell (missing, too slow)."""
+    result = _git(directory, timeout_s, "config", "--get", "user.email") if timeout_s > 0 else None
+    if result is None:
         return None
-    return result.stdout.strip().lower() or None
+    return result.stdout.strip().lower() if result.returncode == 0 else ""
 
 
 class GitBankAuthorship:
     """Implements BankAuthorship from git history: OWN when the user authored every commit touching a file,
-    LOCAL when none did (or there is no repository), OTHERS when anyone else did, UNKNOWN when git failed."""
+    LOCAL when none did (or there is no repository, or no commit yet), OTHERS when anyone else did, UNKNOWN
+    when git failed or took longer than the budget."""
 
     def authors(self, project_root: str, categories: list[str], timeout_s: float) -> BankAuthors:
-        """The verdict of each existing category file of the project's bank."""
+        """The verdict of each existing category file of the project's bank, both git calls within `timeout_s`."""
         bank = project_bank(project_root)
         present = [c for c in categories if os.path.lexists(os.path.join(bank, CATEGORY_FILES[c]))]
         if not present:
             return BankAuthors()
+        started = monotonic()
         history = commit_authors(bank, timeout_s)
-        if history is None:
+        me = user_email(bank, timeout_s - (monotonic() - started)) if history else ""  # what the log left
+        if history is None or me is None:
             return BankAuthors({c: UNKNOWN for c in present})
-        me = user_email(bank, timeout_s) if history else None
         verdicts: dict[str, str] = {}
         strangers: set[str] = set()
         for category in present:
             emails = history.get(CATEGORY_FILES[category], set())
-            others = {e for e in emails if e != me}
+            others = {e for e in emails if not me or e != me}  # no email of the user's: nothing is theirs
             strangers |= others
             verdicts[category] = OTHERS if others else OWN if emails else LOCAL
         return BankAuthors(verdicts, tuple(sorted(strangers)))

@@ -22,13 +22,18 @@ def _structure(line: str) -> bool:
 def _escaped(line: str) -> bool:
     """A backslash (or several) before text that reads as structure or a code fence: the writer's escape."""
     rest = line.lstrip("\\")
-    return len(rest) < len(line) and (_structure(rest) or rest.startswith(_FENCES))
+    return len(rest) < len(line) and (_structure(rest) or _fence(rest))
+
+
+def _fence(line: str) -> bool:
+    """A line that may open or close a code fence (indented or not): the writer and reader must agree on it."""
+    return line.lstrip(" ").startswith(_FENCES)
 
 
 def escape_description_line(line: str, fences: bool = False) -> str:
     """The line as written: one more backslash when it would read as structure or as an escaped line, and
     with `fences` (a description whose code fences do not pair up) when it would open or close a fence."""
-    if _structure(line) or _escaped(line) or (fences and line.lstrip(" ").startswith(_FENCES)):
+    if _structure(line) or _escaped(line) or (fences and _fence(line)):
         return "\\" + line
     return line
 

@@ -28,8 +28,8 @@ def _owned(name: str) -> bool:
 
 def make_store_private(store_dir: str) -> Optional[str]:
     """Tighten a store that others can reach: the directory, its files and folders lose every group and other
-    permission (0755 becomes 0700, 0644 becomes 0600); returns the one-line notice to print, or None when there
-    was nothing to do (or it could not be done)."""
+    permission (0755 becomes 0700, 0644 becomes 0600); returns the one-line notice naming the modes that changed,
+    or None when there was nothing to do (or it could not be done)."""
     try:
         info = os.lstat(store_dir)
     except OSError:
@@ -40,24 +40,27 @@ def make_store_private(store_dir: str) -> Optional[str]:
         fd = os.open(store_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
+    changed: set[tuple[int, int]] = set()
     try:
         # First: from now on nobody else can swap an entry for a link under us. Only others' bits go: a store the
         # user made read-only for themselves stays so.
         os.fchmod(fd, stat.S_IMODE(info.st_mode) & ~_OTHERS)
+        changed.add((stat.S_IMODE(info.st_mode), stat.S_IMODE(info.st_mode) & ~_OTHERS))
         for name in os.listdir(fd):
             if _owned(name):
-                _tighten(name, fd)
+                _tighten(name, fd, changed)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return (f"made the memory store {store_dir} private (0755 -> 0700, 0644 -> 0600): other users could read your "
-            "learnings there")
+    modes = ", ".join(f"{old:04o} -> {new:04o}" for old, new in sorted(changed, reverse=True))
+    return f"made the memory store {store_dir} private ({modes}): other users could read your learnings there"
 
 
-def _tighten(name: str, dir_fd: int, depth: int = 0) -> None:
+def _tighten(name: str, dir_fd: int, changed: set[tuple[int, int]], depth: int = 0) -> None:
     """One owned entry of a (now private) directory: a regular file, or a folder with what it holds (everything in
-    a folder of ours is ours), loses its group and other permissions; links and the rest are never followed."""
+    a folder of ours is ours), loses its group and other permissions, noted in `changed` as (old, new) modes;
+    links and the rest are never followed."""
     try:
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
@@ -69,6 +72,7 @@ def _tighten(name: str, dir_fd: int, depth: int = 0) -> None:
             with contextlib.suppress(OSError):
                 # By name in a directory only we can change: opening memory.db would drop this process's locks.
                 os.chmod(name, stat.S_IMODE(info.st_mode) & ~_OTHERS, dir_fd=dir_fd)
+                changed.add((stat.S_IMODE(info.st_mode), stat.S_IMODE(info.st_mode) & ~_OTHERS))
     elif stat.S_ISDIR(info.st_mode) and depth < MAX_DEPTH:
         try:
             fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
@@ -76,9 +80,12 @@ def _tighten(name: str, dir_fd: int, depth: int = 0) -> None:
         except OSError:
             return
         try:
-            os.fchmod(fd, stat.S_IMODE(os.fstat(fd).st_mode) & ~_OTHERS)
+            mode = stat.S_IMODE(os.fstat(fd).st_mode)
+            if mode & _OTHERS:
+                os.fchmod(fd, mode & ~_OTHERS)
+                changed.add((mode, mode & ~_OTHERS))
             for inner in os.listdir(fd):
-                _tighten(inner, fd, depth + 1)
+                _tighten(inner, fd, changed, depth + 1)
         except OSError:
             pass
         finally:

@@ -36,6 +36,8 @@ def load_object(path: str, limit: int = SMALL_FILE_LIMIT) -> tuple[dict[str, Any
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+    except RecursionError as exc:
+        raise ValueError(f"{path} nests too deeply to read") from exc
     if not isinstance(data, dict):
         raise ValueError(f"{path} does not hold a JSON object")
     return data, text
@@ -147,8 +149,9 @@ def project_hook_file(project: str) -> Optional[str]:
 
 def our_hook(groups: list) -> Optional[dict[str, Any]]:
     """The iflow-memory hook in a SessionStart list, or None."""
-    for group in groups:
-        for hook in group.get("hooks", []) if isinstance(group, dict) else []:
+    for group in groups if isinstance(groups, list) else []:
+        hooks = group.get("hooks") if isinstance(group, dict) else None
+        for hook in hooks if isinstance(hooks, list) else []:  # a hand-edited file may hold anything here
             if isinstance(hook, dict) and is_our_hook(hook.get("command", "")):
                 return hook
     return None

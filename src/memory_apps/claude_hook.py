@@ -33,7 +33,10 @@ def _project_runs_hook(project: str) -> bool:
     """Whether the project's own Claude Code settings run the hook too (then a user-scope one stays quiet)."""
     from memory_apps.claude_config import project_hook_file
 
-    return project_hook_file(project) is not None
+    try:
+        return project_hook_file(project) is not None
+    except Exception:  # noqa: BLE001 - settings we cannot make sense of must not cost the session its memory
+        return False
 
 
 def session_start(project_root: Optional[str] = None, global_store: Optional[str] = None,

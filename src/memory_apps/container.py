@@ -29,7 +29,7 @@ from memory_core.usecases.reconcile_audit import ReconcileAudit
 from memory_core.usecases.remember import Remember
 
 __all__ = ["Container", "DB_FILENAME", "build_container", "default_global_store", "embedding_plan",
-           "keep_snapshot", "open_store_recovering", "retrieval_for", "retrieval_index"]
+           "keep_snapshot", "open_store_recovering", "prepare_write", "retrieval_for", "retrieval_index"]
 
 # Every write shell (the writer, `write`, `import`, MemoryService and so the MCP server) imports this module
 # before it validates an entry; the session-start hook never does. detect-secrets loads on the first scan (ADR 12).
@@ -130,16 +130,17 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
     rebuilt: from the newest sound snapshot when there is one, then from the markdown audit trail, with the
     store's list of deleted entries applied so nothing deleted comes back. With `auto_import` the project's
     knowledge bank is imported when it was not yet; with `reading` only a rebuilt database is (a read writes no
-    import marker)."""
+    import marker, and leaves the store's permissions to the next write: `prepare_write`)."""
     from memory_adapters.markdown_tombstones import read_tombstones
     from memory_adapters.sqlite_health import move_aside
     from memory_adapters.sqlite_snapshots import restore_newest
     from memory_adapters.store_privacy import make_store_private
     from memory_core.errors import DatabaseCorrupt
 
-    notice = make_store_private(global_store)  # before it receives anything new
-    if notice:
-        print(f"iflow-memory: {notice}", file=sys.stderr)
+    if not reading:
+        notice = make_store_private(global_store)  # before it receives anything new
+        if notice:
+            print(f"iflow-memory: {notice}", file=sys.stderr)
     rebuilt = False
     try:
         store = container.store()
@@ -208,3 +209,20 @@ def keep_snapshot(container: Container) -> Optional[str]:
     except (OSError, sqlite3.Error) as exc:
         print(f"iflow-memory: snapshot not taken: {exc}", file=sys.stderr)
         return None
+
+
+def prepare_write(container: Container, project_root: str, global_store: str) -> None:
+    """Before a write through a store opened for reading: make the store private, and when the database lost
+    commits its markdown recorded (a deleted `-wal`), import the markdown again first, so this write neither
+    hides the loss (its number would pass the watermark) nor comes before the entries it lost."""
+    from memory_adapters.store_privacy import make_store_private
+    from memory_core.ports.audit_watermark import AuditWatermark
+
+    notice = make_store_private(global_store)
+    if notice:
+        print(f"iflow-memory: {notice}", file=sys.stderr)
+    store = container.store()
+    if isinstance(store, AuditWatermark) and store.markdown_ahead():
+        new = container.importer().run(os.path.abspath(project_root), global_store).new
+        if new:
+            print(f"iflow-memory: imported {new} entries from markdown", file=sys.stderr)

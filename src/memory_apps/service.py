@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from memory_adapters.project_identity import project_scopes
 from memory_apps.config import MemoryConfig, load_config
-from memory_apps.container import Container, build_container, keep_snapshot, open_store_recovering
+from memory_apps.container import Container, build_container, keep_snapshot, open_store_recovering, prepare_write
 from memory_apps.embedding_jobs import embed_after_write
 from memory_apps.retrieval_setup import KeptRetrieval
 from memory_apps.store_paths import global_store_dir, missing_store
@@ -73,6 +73,10 @@ class MemoryService:
             self._open()
         return self._container
 
+    def _prepare_write(self) -> None:
+        """The store private, and the markdown imported again first when the database lost commits."""
+        prepare_write(self.container, self.project_root, self.global_store)
+
     @property
     def _retrieval(self) -> KeptRetrieval:
         if self._kept is None:
@@ -111,6 +115,7 @@ class MemoryService:
             raise plain_error(exc) from exc
         with self._lock:
             self._open()  # a write creates the store
+            self._prepare_write()
             stored: Remembered = self.container.remember().run(draft)
             report = embed_after_write(self.container, [stored.entry_id])
             keep_snapshot(self.container)
@@ -142,6 +147,7 @@ class MemoryService:
     def delete(self, entry_id: str) -> bool:
         """Delete one entry (and its markdown copies here); True when it existed. Imports never revive it."""
         with self._lock:
+            self._prepare_write()
             if not self.container.store().delete(entry_id):  # queues the markdown removal with the delete
                 return False
             for problem in self.container.reconcile().run().problems[:1]:
@@ -151,6 +157,7 @@ class MemoryService:
     def promote(self, entry_id: str) -> bool:
         """Make an entry universal (every project's sessions see it) and move its markdown to the global store."""
         with self._lock:
+            self._prepare_write()
             if not self.container.store().set_scope(entry_id, None):
                 return False
             for problem in self.container.reconcile().run().problems[:1]:

@@ -26,6 +26,9 @@ HARD_STOP_S = 2.5
 """Whatever the session and the markdown fallback still do, the process ends this long after the deadline
 (4.5 s after a hook process started: inside Claude Code's 5-second hook timeout), answering empty if nothing
 is out yet (the markdown of a very big bank takes long to read on a busy machine)."""
+LAST_END_S = 2.8
+"""Only a batch being written at the hard stop is waited for, and only until this long after the deadline
+(4.8 s after a hook process started with the default 2 s deadline: still inside the 5-second timeout)."""
 DATABASE_STAGES = (IMPORTING, RANKING, WRITING)
 
 
@@ -62,8 +65,8 @@ class SessionWatchdog:
         threading.Thread(target=self.hard_stop, name="iflow-memory-hard-stop", daemon=True).start()
 
     def hard_stop(self) -> bool:
-        """End the process HARD_STOP_S after the deadline unless the session is done, with an empty answer when
-        none is out yet; True when it did."""
+        """End the process HARD_STOP_S after the deadline unless the session is done (LAST_END_S when a batch
+        is being written), with an empty answer when none is out yet; True when it did."""
         if Deadline(self.deadline.ticker, self.deadline.expires_at + HARD_STOP_S).wait(self.done):
             return False
         try:
@@ -71,8 +74,7 @@ class SessionWatchdog:
                 print("iflow-memory: no answer was ready well after the deadline; answering empty", file=sys.stderr)
                 self._silence()
             if self.progress.snapshot().writing:  # the answer is out: a batch being written is still kept
-                Deadline(self.deadline.ticker, self.deadline.ticker.monotonic() + BATCH_GRACE_S).wait(
-                    self.progress.batch_done)
+                Deadline(self.deadline.ticker, self.deadline.expires_at + LAST_END_S).wait(self.progress.batch_done)
         finally:
             sys.stderr.flush()
             (self._end or os._exit)(0)

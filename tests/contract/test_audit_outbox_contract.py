@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+
+from memory_adapters.audit_watermark import advance_watermark
 from memory_core.models import EntryDraft
 from memory_core.ports.audit_outbox import AuditOutbox
 from tests.fakes import T0
@@ -53,6 +56,18 @@ class AuditOutboxContract:
 
 class TestSqliteAuditOutbox(AuditOutboxContract):
     backend = "sqlite"
+
+    def test_a_database_found_behind_its_markdown_stays_behind_until_caught_up(self, store):
+        """Writes that do not import first (they number past the watermark) must not hide lost commits."""
+        store.queue_markdown("/p")
+        store.upsert(draft(), T0)
+        advance_watermark(os.path.dirname(os.path.abspath(store.path)), 4)  # the markdown recorded 3 lost commits
+        for n in range(5):
+            store.upsert(draft(f"Write {n} after the loss."), T0)
+
+        assert store.markdown_ahead(), "still behind: the lost entries were never imported again"
+        store.caught_up()
+        assert not store.markdown_ahead()
 
 
 class TestPostgresAuditOutbox(AuditOutboxContract):

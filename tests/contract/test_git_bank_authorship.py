@@ -88,3 +88,38 @@ def test_without_git_nothing_is_known(tmp_path, home, monkeypatch):
 def test_a_bank_without_files_asks_git_nothing(tmp_path, home, monkeypatch):
     monkeypatch.setenv("PATH", os.devnull)
     assert GitBankAuthorship().authors(str(tmp_path), ALL, 10.0).verdicts == {}
+
+
+def test_a_repository_without_commits_yet_is_local(tmp_path, home):
+    root = tmp_path / "repo"
+    _write(root, "patterns.md")
+    _git(root, "init", "-q")  # `git log` fails here ("does not have any commits yet"): no history, not a failure
+
+    assert GitBankAuthorship().authors(str(root), ALL, 10.0).verdicts == {"patterns": LOCAL}
+
+
+def test_both_git_calls_share_one_budget_and_a_late_email_is_unknown(tmp_path, home, monkeypatch):
+    """A log that used the whole budget leaves the email lookup no time: the user's own file is then unknown
+    (judged again later), never somebody else's."""
+    import memory_adapters.git_bank_authorship as adapter
+
+    root = tmp_path / "repo"
+    _write(root, "patterns.md")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "mine")
+    clock = [100.0]
+    given: list[float] = []
+    real_git = adapter._git
+
+    def slow_git(directory, timeout_s, *args):
+        given.append(timeout_s)
+        result = real_git(directory, 10.0, *args)
+        clock[0] += 0.8  # this call took 0.8 s of the 1 s budget
+        return result if timeout_s >= 0.8 else None
+
+    monkeypatch.setattr(adapter, "_git", slow_git)
+    monkeypatch.setattr(adapter, "monotonic", lambda: clock[0], raising=False)
+
+    assert GitBankAuthorship().authors(str(root), ALL, 1.0).verdicts == {"patterns": UNKNOWN}
+    assert given[0] == 1.0 and given[1:] in ([], [pytest.approx(0.2)])

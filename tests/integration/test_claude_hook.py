@@ -201,3 +201,17 @@ def test_disabled_injection_gives_an_empty_context(isolated_home, store, demo):
     result = run_hook(isolated_home, store, event("startup", demo))
 
     assert parse_answer(result) == ""
+
+
+@pytest.mark.parametrize("settings", [
+    '{"hooks": {"SessionStart": [{"hooks": 5}]}}', '{"hooks": {"SessionStart": [{"hooks": null}]}}',
+    '{"hooks": {"SessionStart": [7, {"hooks": [3, {"command": 5}]}]}}', '[1, 2]', "[" * 5000 + "]" * 5000,
+])
+def test_a_deferring_hook_survives_project_settings_of_any_shape(isolated_home, store, demo, settings):
+    """Settings a person broke by hand do not run the hook, so a user-scope hook answers, exit 0, one JSON."""
+    (demo / ".claude").mkdir(exist_ok=True)
+    (demo / ".claude" / "settings.json").write_text(settings, encoding="utf-8")
+
+    result = run_hook(isolated_home, store, event("startup", demo), extra=["--defer-to-project"])
+
+    assert TITLE in parse_answer(result)

@@ -144,3 +144,38 @@ def test_a_lost_write_in_another_projects_bank_comes_back_at_that_projects_next_
 
     assert result.returncode == 0, result.stderr
     assert lost in _stored(store), "the other project's bank was read again"
+
+
+LIBRARY_WRITES = ("import sys\n"
+                  "from memory_apps.service import MemoryService\n"
+                  "service = MemoryService(sys.argv[1], sys.argv[2])\n"
+                  "for n in range(5, 9):\n"
+                  "    service.remember(f'Library learning {n}', f'Learning {n}, written through the library.')\n")
+
+
+@pytest.mark.parametrize("writer", ["library", "cli promote"])
+def test_writes_that_open_the_store_for_reading_do_not_hide_the_loss(tmp_path, writer):
+    """The library, the MCP server and `delete`/`promote` open the store as a read does: four such writes would
+    number past the markdown's watermark, and the lost entries would never come back."""
+    home, project, store = tmp_path / "home", tmp_path / "proj", tmp_path / "G"
+    home.mkdir()
+    write_settings(project, embedding_provider="none", keyword_provider="local")
+    written, deleted = _lose_the_wal(store, project, home)
+    kept = (set(_stored(store)) - {deleted}).pop()
+
+    if writer == "library":
+        result = subprocess.run([PYTHON, "-c", LIBRARY_WRITES, str(store), str(project)], env=app_env(home),
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+    else:
+        for _ in range(4):
+            result = run_app("memory_apps.cli", ["promote", kept, "--project-root", project, "--global-store", store],
+                             home)
+            assert result.returncode == 0, result.stderr
+    result = _session_start(store, project, home)
+
+    assert result.returncode == 0, result.stderr
+    stored = _stored(store)
+    assert {key: stored.get(key) for key in written} == written, "every lost entry is back, the same, under its id"
+    assert deleted not in stored, "the lost delete stays done"
+    assert set(stored) == _markdown_ids(store)

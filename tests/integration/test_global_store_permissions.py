@@ -99,3 +99,26 @@ def test_an_upgraders_readable_store_is_made_private_once(credential_layout, fir
     assert {name: oct(mode) for name, mode in owned.items()
             if mode != (0o700 if (store / name).is_dir() else 0o600)} == {}
     assert _mode(secret) == 0o644, "a link is never followed"
+
+
+def test_reads_leave_an_upgraders_store_as_it_is_and_the_next_write_makes_it_private(credential_layout):
+    """`list` and `search` write nothing, permissions included; `delete` (a write through the library) does."""
+    home, project, store = credential_layout
+    entries = [{"name": f"Private {n}", "description": f"Upgraded stores become private, case {n}.",
+                "category": "patterns"} for n in (1, 2)]
+    for entry in entries:
+        assert run_app("memory_apps.writer", upsert_args(store, project, entry), home).returncode == 0
+    _loosen(store)
+    where = ["--project-root", project, "--global-store", store]
+
+    reads = [run_app("memory_apps.cli", ["list", *where], home),
+             run_app("memory_apps.cli", ["search", "upgraded stores", *where], home)]
+
+    assert [r.returncode for r in reads] == [0, 0], [r.stderr for r in reads]
+    assert not any("made the memory store" in r.stderr for r in reads)
+    assert (_mode(store), _mode(store / "patterns.md")) == (0o755, 0o644), "a read changes nothing"
+    entry_id = next(line.split()[0] for line in reads[0].stdout.splitlines() if "Private 1" in line)
+    deleted = run_app("memory_apps.cli", ["delete", entry_id, *where], home)
+    assert deleted.returncode == 0, deleted.stderr
+    assert "made the memory store" in deleted.stderr
+    assert (_mode(store), _mode(store / "patterns.md")) == (0o700, 0o600)

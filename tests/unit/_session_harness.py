@@ -49,7 +49,7 @@ class Session:
     """One SessionStart over fakes, with the pieces a test looks at afterwards."""
 
     def __init__(self, store=None, embedder=None, bank=(), index=None, held_elsewhere=(), ticker=None,
-                 context=CONTEXT, ranking="spec") -> None:
+                 context=CONTEXT, ranking="spec", authorship=None) -> None:
         self.ticker = ticker or FakeTicker(start=100.0, real_grace_s=10.0)
         self.store = store if store is not None else InMemoryEntryStore()
         self.embedder = embedder
@@ -64,7 +64,7 @@ class Session:
         self.use_case = SessionStart(
             store=self.store, retrieve=retrieve,
             importer=lambda: ImportKnowledgeBank(reader=self.reader, store=self.store, clock=clock,
-                                                 layout=FakeProjectLayout()),
+                                                 layout=FakeProjectLayout(), authorship=authorship),
             context_source=FakeContextSource(context), shared_work=self.shared, clock=clock,
             embedder=embedder, vector_index=index,
             embedder_problem="memory_embedding_provider is none")

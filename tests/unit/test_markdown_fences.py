@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
 from memory_adapters.markdown_audit_trail import upsert_block
 from memory_adapters.markdown_knowledge_bank import parse_block, split_blocks
 from memory_core.models import EntryDraft
@@ -60,3 +64,29 @@ def test_code_fences_in_descriptions_never_hide_the_entries_after_them():
     read = [parse_block(block, "patterns", 0, "local") for block in split_blocks(text)]
     assert [(k.entry_id, k.name, k.description) for k in read] == [
         (e.id, e.name, e.description) for e in (unclosed, closed, after)]
+
+
+FENCE_LINES = st.sampled_from(["```", "```python", "  ```python", "   ~~~", "    ```", "~~~~", "\\```", "\\  ```",
+                               "\\\\  ~~~", " \\```", "x = 1", "\\", "a\\b", "### h", "- b", "Start"])
+
+
+def test_an_indented_open_fence_reads_back_without_a_stray_backslash():
+    entry = _stored("Indented fence", "Start\n  ```python\nx = 1")
+    text = upsert_block("# Patterns\n\n", entry, global_format=False)
+
+    assert [parse_block(b, "patterns", 0, "local").description for b in split_blocks(text)] == [entry.description]
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.one_of(FENCE_LINES, st.text(alphabet="`~\\ #-x", max_size=8)), min_size=1, max_size=8))
+def test_descriptions_with_fences_and_backslashes_round_trip(lines):
+    description = "\n".join(lines)
+    try:
+        entry = _stored("Fenced", description)
+    except ValidationError:
+        assume(False)
+    after = _stored("After", "Read after it.")
+    text = upsert_block(upsert_block("# Patterns\n\n", entry, global_format=False), after, global_format=False)
+
+    read = [parse_block(block, "patterns", 0, "local") for block in split_blocks(text)]
+    assert [(k.entry_id, k.description) for k in read] == [(entry.id, entry.description), (after.id, after.description)]

@@ -144,3 +144,23 @@ def test_what_doctor_says_about_a_bank_is_inert_text():
     [(trusted, detail, fix)] = bank_lines(store)
     assert not trusted and "\x1b" not in detail + fix and "\x07" not in detail + fix
     assert "patterns.md committed by others: a@example.invalid" in detail, detail
+
+
+def test_a_bank_git_could_not_judge_is_judged_again_and_the_users_own_becomes_universal():
+    """A slow git on the first session keeps the bank scoped for now, not for good: the import stays unmarked,
+    and the next one (the background run's, with more time) widens the user's own entries."""
+    store, authors = InMemoryEntryStore(), _Authors(anti_patterns="unknown", heuristics="unknown",
+                                                patterns="unknown")
+    use = ImportKnowledgeBank(bank(), store, FakeClock(), FakeProjectLayout(), authorship=authors)
+
+    first = use.run(ROOT, GLOBAL)
+    assert first.complete and first.banks["anti-patterns"] == "unknown"
+    assert _scopes(store)["Local one"] == "path:" + ROOT, "unknown stays on the safe side meanwhile"
+    assert not use.imported(ROOT), "nothing decided: the next import asks git again"
+
+    authors.verdicts = {"anti-patterns": "own", "heuristics": "own", "patterns": "own"}
+    second = use.run(ROOT, GLOBAL)
+
+    assert second.updated == 2 and authors.calls == 2
+    assert set(_scopes(store).values()) == {None}
+    assert use.imported(ROOT)

@@ -7,7 +7,7 @@ from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK
 from memory_core.space import EmbeddingSpace, pin_space
 from memory_core.usecases.session_start import SEMANTIC
 from tests.fakes import FakeEmbedder
-from tests.unit._session_harness import ROOT, Session, knowledge, stored
+from tests.unit._session_harness import ROOT, STORE_DIR, Session, knowledge, stored
 
 def test_a_session_does_not_import_while_another_process_holds_the_import_lease():
     session = Session(bank=[knowledge(i) for i in range(50)], held_elsewhere=[IMPORT_TASK])
@@ -86,3 +86,36 @@ def test_inline_vectors_are_not_stored_into_a_space_pinned_meanwhile():
     session.use_case.finish(answer, [])
 
     assert session.store.vectors_by_id == {} and session.store.query_vectors == {}
+
+
+class _GitAnswersLate:
+    """BankAuthorship whose git does not answer in a session's time, then (a later run) says the bank is the
+    user's own; counting the calls."""
+
+    def __init__(self) -> None:
+        self.verdict = "unknown"
+        self.calls = 0
+
+    def authors(self, project_root, categories, timeout_s):
+        from memory_core.ports.bank_authorship import BankAuthors
+
+        self.calls += 1
+        return BankAuthors({c: self.verdict for c in categories})
+
+
+def test_a_bank_git_did_not_judge_in_time_is_judged_again_by_the_background_run():
+    """The first session scopes the bank for now and hands it to the background run; later sessions do not
+    spend their time on the slow git again; the background run's verdict widens the user's own entries."""
+    git = _GitAnswersLate()
+    session = Session(bank=[knowledge(i) for i in range(6)], authorship=git)
+
+    first = session.run()
+
+    assert first.import_report.complete and session.shared.background_runs == [ROOT], "the background run asks again"
+    assert {e.scope for e in session.store.all_entries()} == {"path:" + ROOT}, "scoped while unknown"
+    assert session.run().import_report is not None and git.calls == 1, "a later session waits for git no more"
+    git.verdict = "own"
+    background = session.use_case._importer()  # noqa: SLF001 - what `maintain` runs: no deadline
+    background.run(ROOT, STORE_DIR)
+    assert git.calls == 2 and {e.scope for e in session.store.all_entries()} == {None}, "the user's own: universal"
+    assert session.run().import_report is None, "decided: imported for good"

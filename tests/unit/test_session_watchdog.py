@@ -193,3 +193,15 @@ def test_the_process_ends_in_any_case_well_within_the_hook_timeout(capsys):
     writing.ticker.on(writing.progress.batch_done, writing.commit(100, seconds=0.5))
     assert writing.dog.hard_stop() is True
     assert writing.log == ["empty answer", "committed 100", "end 0"], "the answer first, then the batch is kept"
+
+
+def test_a_batch_still_written_at_the_hard_stop_cannot_keep_the_process_past_claude_codes_timeout(capsys):
+    """A hook process (started at 100, its default 2 s deadline at 102) whose batch never finishes still ends
+    before Claude Code's 5-second hook timeout, the empty answer out first."""
+    w = Watched()
+    w.dog._silence = lambda: w.log.append("empty answer")  # noqa: SLF001
+    w.progress.batch_started(100)  # and never committed
+
+    assert w.dog.hard_stop() is True
+    assert w.log == ["empty answer", "end 0"]
+    assert w.ticker.now < 100.0 + 5.0

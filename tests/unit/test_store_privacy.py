@@ -22,6 +22,7 @@ def test_a_store_the_user_made_read_only_stays_read_only(tmp_path):
     try:
         notice = make_store_private(str(store))
         assert notice and str(store) in notice
+        assert "(0555 -> 0500, 0444 -> 0400)" in notice, "the notice names the modes that really changed"
         assert (_mode(store), _mode(store / "patterns.md")) == (0o500, 0o400)
         assert make_store_private(str(store)) is None, "once: a private store costs one lstat"
     finally:

@@ -12,9 +12,9 @@ from memory_core.first_import import import_marker, is_imported
 from memory_core.keyword_tiers import TieredKeywords
 from memory_core.knowledge import KnowledgeEntry
 from memory_core.legacy import deduplicate, shown_text
-from memory_core.bank_trust import TRUSTED, WIDE, is_trusted, record_bank
+from memory_core.bank_trust import BANK_PREFIX, TRUSTED, WIDE, bank_record, is_trusted, record_bank
 from memory_core.ports.audit_watermark import AuditWatermark
-from memory_core.ports.bank_authorship import OTHERS, BankAuthors, BankAuthorship
+from memory_core.ports.bank_authorship import OTHERS, UNKNOWN, BankAuthors, BankAuthorship
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredState
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
@@ -50,6 +50,11 @@ class ImportReport:
     def complete(self) -> bool:
         """True when every parsed entry was handled."""
         return self.remaining == 0
+
+    @property
+    def decided(self) -> bool:
+        """True when git named the authors of every bank file (an unknown one stays scoped, to be judged again)."""
+        return UNKNOWN not in self.banks.values()
 
     @property
     def total(self) -> int:
@@ -96,7 +101,8 @@ class ImportKnowledgeBank:
         project = self._layout.name(project_root)
         now = self._clock.now()
         timeout = AUTHORSHIP_TIMEOUT_S if deadline is None else max(0.2, deadline.cap(SESSION_AUTHORSHIP_TIMEOUT_S))
-        decided = self._bank_scopes(project_root, parsed, report, now.strftime("%Y-%m-%dT%H:%M:%SZ"), timeout)
+        decided = self._bank_scopes(project_root, parsed, report, now.strftime("%Y-%m-%dT%H:%M:%SZ"), timeout,
+                                    session=deadline is not None)
         scopes = _Scopes(decided, {e.entry_id for e in parsed if e.origin == "global"})
         todo = self._not_yet_stored(unique, report, scopes)
         size = max(1, batch_size)
@@ -115,14 +121,16 @@ class ImportKnowledgeBank:
                     progress.batch_ended(len(outcomes))
             for outcome in outcomes:
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
-        if report.complete:
+        # Without git's verdict on every file the import stays unmarked: a slow git on the first session must not
+        # keep the user's own bank scoped for good; the next import (the background run's, with more time) asks again.
+        if report.complete and report.decided:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
             if lost:
                 self._store.caught_up()  # the commits the database had lost are back from the markdown
         return report
 
     def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
-                     when: str, timeout_s: float) -> dict[str, Optional[str]]:
+                     when: str, timeout_s: float, session: bool = False) -> dict[str, Optional[str]]:
         """The scope of each category file's entries (None: universal), decided once per import: the user's own
         or trusted bank is universal, one committed by somebody else stays the project's (ADR 23)."""
         categories = sorted({e.category for e in entries if e.origin == "local"})
@@ -131,6 +139,9 @@ class ImportKnowledgeBank:
         identity = self._layout.identity(project_root)
         if is_trusted(self._store, identity):
             authors = BankAuthors({c: TRUSTED for c in categories})
+        elif session and _git_was_too_slow(self._store, identity):
+            # A session already lost its time to this git once: the background run (more time) asks it again.
+            authors = BankAuthors({c: UNKNOWN for c in categories})
         elif self._authorship is not None:
             authors = self._authorship.authors(project_root, categories, timeout_s)
         else:
@@ -197,6 +208,12 @@ class ImportKnowledgeBank:
                     draft.name, draft.description, draft.reasoning, draft.category)})
             items.append((draft, entry.last_observed))
         return items
+
+
+def _git_was_too_slow(store: EntryStore, identity: str) -> bool:
+    """Whether the last import of this bank got no verdict from git for some file."""
+    record = bank_record(store.get_metadata(BANK_PREFIX + identity))
+    return record is not None and UNKNOWN in record["files"].values()
 
 
 @dataclass

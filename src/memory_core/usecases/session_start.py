@@ -98,6 +98,11 @@ class SessionAnswer:
         report = self.import_report
         return self.import_elsewhere or self.import_deferred or (report is not None and not report.complete)
 
+    @property
+    def bank_undecided(self) -> bool:
+        """Git did not name the authors of some bank file in time: the background run asks again."""
+        return self.import_report is not None and not self.import_report.decided
+
 
 @dataclass
 class _VectorWork:
@@ -403,6 +408,6 @@ class SessionStart:
         late_query = bool(work.failure) and work.query_vector is None  # the background run embeds it for next time
         late_query = late_query or (work.query_vector is not None
                                     and any(p not in work.passage_vectors for p in work.passages))
-        if not (answer.import_unfinished or pending or stale or late_query):
+        if not (answer.import_unfinished or answer.bank_undecided or pending or stale or late_query):
             return False
         return self._shared.finish_in_background(answer.project_root)
