@@ -75,7 +75,7 @@ class NumpyVectorIndex:
             ids.append(entry_id)
             blobs.append(bytes(blob))
         if skipped:
-            print(f"iflow-memory: ignored {skipped} vectors of the wrong size", file=sys.stderr)
+            print(f"iflow-memory: ignored {skipped} {'vector' if skipped == 1 else 'vectors'} of the wrong size", file=sys.stderr)
         if not ids:
             return [], np.zeros((0, self._dimensions), dtype=np.float32)
         return ids, unit_rows(np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), self._dimensions))

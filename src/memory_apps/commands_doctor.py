@@ -13,7 +13,7 @@ from memory_adapters.provider_errors import install_hint
 from memory_apps.background import BackgroundWork
 from memory_apps.bank_report import bank_lines
 from memory_apps.config import CONFIG_RELATIVE_PATH, MemoryConfig, collected_problems, load_config
-from memory_apps.formatting import dumps
+from memory_apps.formatting import count_of, dumps
 from memory_apps.store_paths import global_store_dir, missing_project, missing_store
 from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.space import EmbeddingSpace, pinned_space, staged_space
@@ -119,7 +119,7 @@ def _store_checks(settings: MemoryConfig, store_dir: str, project_root: str) -> 
         store = container.store()
     except StorageError as exc:
         return [check(FIX, "database", str(exc), _database_fix(exc, server, store_dir, project_root))]
-    checks = [check(OK, "database", f"{store.path} ({store.count()} entries)"), _full_text_check(store, server)]
+    checks = [check(OK, "database", f"{store.path} ({count_of(store.count(), 'entry', 'entries')})"), _full_text_check(store, server)]
     plan = embedding_plan(container, want_target=True)
     pinned = pinned_space(store)
     checks.append(_ok_or_fix(plan.target is not None, "embedding provider",
@@ -131,7 +131,7 @@ def _store_checks(settings: MemoryConfig, store_dir: str, project_root: str) -> 
         checks.append(check(FIX, "re-embed", f"in progress to {staged.label}", "iflow-memory embed"))
     pending = len(store.pending_ids(1_000_000))
     running = BackgroundWork(store_dir).leases.holders()
-    checks.append(_ok_or_fix(pending == 0 or bool(running), "vectors", f"{pending} entries without a vector"
+    checks.append(_ok_or_fix(pending == 0 or bool(running), "vectors", f"{count_of(pending, 'entry', 'entries')} without a vector"
                              + (" (a background run is embedding them)" if pending and running else ""),
                              "iflow-memory embed"))
     checks.append(_background_check(running))

@@ -172,7 +172,7 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
     elif auto_import and (rebuilt or not importer.imported(root)):
         new = importer.run(root, global_store).new
     if new:
-        print(f"iflow-memory: imported {new} entries from markdown", file=sys.stderr)
+        print(f"iflow-memory: imported {new} {'entry' if new == 1 else 'entries'} from markdown", file=sys.stderr)
     return store
 
 
@@ -225,4 +225,4 @@ def prepare_write(container: Container, project_root: str, global_store: str) ->
     if isinstance(store, AuditWatermark) and store.markdown_ahead():
         new = container.importer().run(os.path.abspath(project_root), global_store).new
         if new:
-            print(f"iflow-memory: imported {new} entries from markdown", file=sys.stderr)
+            print(f"iflow-memory: imported {new} {'entry' if new == 1 else 'entries'} from markdown", file=sys.stderr)

@@ -205,9 +205,9 @@ def _report_import(answer: SessionAnswer) -> None:
     if report is None:
         return
     if report.new:
-        print(f"iflow-memory: imported {report.new} new entries from markdown", file=sys.stderr)
+        print(f"iflow-memory: imported {report.new} new {'entry' if report.new == 1 else 'entries'} from markdown", file=sys.stderr)
     if not report.complete:  # the background run (when allowed) or the next session start imports them
-        print(f"iflow-memory: {report.remaining} more entries to import; the import resumes in the background "
+        print(f"iflow-memory: {report.remaining} more {'entry' if report.remaining == 1 else 'entries'} to import; the import resumes in the background "
               "or at the next session start", file=sys.stderr)
 
 
