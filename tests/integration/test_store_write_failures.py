@@ -54,7 +54,11 @@ def test_process_killed_mid_write_leaves_a_consistent_database(tmp_path):
             seen.append(line)
     finally:
         process.send_signal(signal.SIGKILL)
-        out, err = process.communicate(timeout=TIMEOUT_S)
+        process.wait(timeout=TIMEOUT_S)
+        # read through the same buffered streams (communicate would skip what readline already buffered)
+        out, err = process.stdout.read(), process.stderr.read()
+        process.stdout.close()
+        process.stderr.close()
     assert process.returncode == -signal.SIGKILL
     committed = [int(line) for line in "".join(seen + [out]).split() if line.isdigit()]
     assert committed, f"the loop committed nothing before the kill: {err}"
