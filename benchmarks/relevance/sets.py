@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -127,7 +126,8 @@ def paraphrase_set() -> RelevanceSet:
 
 def ac1_sets() -> list[RelevanceSet]:
     """Spec AC1: 50 entries (20 parser, 20 deployment, 10 testing); plain wording and synonyms-only wording."""
-    data = importlib.import_module("tests.integration.test_semantic_local")
+    from benchmarks.common import parser_banks as data
+
     sets = []
     for variant, bank in data.BANKS.items():
         drafts = {f"a{i:03d}": _draft({"category": c, "name": n, "description": d})

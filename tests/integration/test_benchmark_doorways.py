@@ -1,0 +1,100 @@
+"""Every benchmark command the README names still runs: each on its smallest setting, its tables on stdout and
+its numbers in a temporary directory (never benchmarks/results). What the numbers say is not checked here: a
+smoke run's numbers mean nothing; that the command gets to its report is the point."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PROJECT_ROOT, subprocess_env
+from tests.integration._helpers import DEMO_PROJECT, PYTHON
+
+pytestmark = pytest.mark.slow
+
+HUNG_S = 1800  # a smoke run takes seconds to a few minutes on a loaded machine; only a hang takes this long
+RESULTS_DIRS = [PROJECT_ROOT / "benchmarks" / "results", PROJECT_ROOT / "benchmarks" / "relevance" / "results"]
+
+
+def _results_state() -> dict:
+    """The committed results files and when they last changed: a smoke run leaves them alone."""
+    found = {p: p.stat().st_mtime_ns for d in RESULTS_DIRS if d.is_dir() for p in d.iterdir()}
+    results = PROJECT_ROOT / "benchmarks" / "results.json"
+    if results.exists():
+        found[results] = results.stat().st_mtime_ns
+    return found
+
+
+def _run(command: list, tmp_path: Path) -> subprocess.CompletedProcess:
+    """The command from the repository root (where the README runs it), with a temp HOME and cache."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    before = _results_state()
+    result = subprocess.run([PYTHON, *map(str, command)], cwd=str(PROJECT_ROOT), env=subprocess_env(home),
+                            capture_output=True, text=True, timeout=HUNG_S)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert _results_state() == before, "a smoke run wrote into the committed results"
+    return result
+
+
+def test_relevance_suite(tmp_path):
+    out = tmp_path / "relevance.json"
+    result = _run(["-m", "benchmarks.relevance", "--sets", "ac1-plain", "--out", out], tmp_path)
+    assert "# Relevance suite" in result.stdout and "## ac1-plain (50 entries, 1 queries)" in result.stdout
+    numbers = json.loads(out.read_text(encoding="utf-8"))
+    assert set(numbers["results"]) == {"ac1-plain"} and numbers["results"]["ac1-plain"]["relevance"]["recall@20"] > 0
+
+
+def test_relevance_tuning(tmp_path):
+    out = tmp_path / "tuning.json"
+    result = _run(["-m", "benchmarks.relevance.tuning", "--sets", "ac1-plain,ac1-synonyms", "--out", out], tmp_path)
+    assert "| ac1-plain |" in result.stdout and "| ac1-synonyms |" in result.stdout
+    assert set(json.loads(out.read_text(encoding="utf-8"))["held_out"]) == {"ac1-plain", "ac1-synonyms"}
+
+
+def test_keyword_labels(tmp_path):
+    out = tmp_path / "labels.json"
+    bank = DEMO_PROJECT / "docs" / "knowledge-bank"
+    result = _run(["benchmarks/relevance/keyword_labels.py", "--bank", bank, "--out", out], tmp_path)
+    assert "| entries | labels/entry min |" in result.stdout
+    assert json.loads(out.read_text(encoding="utf-8"))["summary"]["entries"] == 12
+
+
+def test_semantic_vs_keyword(tmp_path):
+    result = _run(["benchmarks/semantic_vs_keyword.py"], tmp_path)
+    assert re.search(r"^\| \*\*all\*\* \| 48 \|", result.stdout, re.MULTILINE), result.stdout[-2000:]
+
+
+def test_search_latency(tmp_path):
+    out = tmp_path / "search_latency.json"
+    result = _run(["benchmarks/search_latency.py", "--entries", "1000", "--calls", "3", "--out", out], tmp_path)
+    assert "1,000" in result.stdout or "1000" in result.stdout
+    numbers = json.loads(out.read_text(encoding="utf-8"))
+    assert list(numbers["sizes"]) == ["1000"] and numbers["sizes"]["1000"]["service"]["median_ms"] > 0
+
+
+def test_whole_process_suite(tmp_path):
+    out = tmp_path / "results.json"
+    result = _run(["benchmarks/run.py", "--smoke", "--out", out], tmp_path)
+    for section in range(1, 8):
+        assert f"\n## {section}. " in result.stdout, f"section {section} missing: {result.stdout[-2000:]}"
+    numbers = json.loads(out.read_text(encoding="utf-8"))
+    assert numbers["arguments"]["smoke"] is True and "7_session_starts" in numbers["sections"]
+
+
+def test_postgres_build_then_benchmark(tmp_path):
+    pytest.importorskip("pgserver", reason="the PostgreSQL benchmark needs pgserver (the dev extra)")
+    data = tmp_path / "pg" / "pgdata"
+    built = _run(["-m", "benchmarks.postgres.build", "--sizes", "1000", "--data-dir", data], tmp_path)
+    assert '{"1000":' in built.stdout, built.stdout
+    out = tmp_path / "postgres.json"
+    result = _run(["-m", "benchmarks.postgres", "--sizes", "1000", "--sqlite-sizes", "", "--runs", "1", "--calls",
+                   "2", "--writers", "1", "--writes", "20", "--data-dir", data, "--out", out], tmp_path)
+    assert "# PostgreSQL benchmark" in result.stdout
+    numbers = json.loads(out.read_text(encoding="utf-8"))
+    assert "postgres" in numbers["sizes"]["1000"] and numbers["writers"]["runs"]
