@@ -59,7 +59,7 @@ def summary(drafts: list, labels: list[list[str]]) -> dict:
 
 def main() -> int:
     """Label the bank, print the table and samples, write the JSON."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--bank", type=Path, default=None, help="a knowledge-bank directory (default: the real bank)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON results (default %(default)s)")
     args = parser.parse_args()
