@@ -162,3 +162,10 @@ def all_sets(only: Optional[set[str]] = None) -> list[RelevanceSet]:
     if extra is not None:
         found.append(extra)
     return [s for s in found if only is None or s.name in only]
+
+
+def chosen_sets(names: Optional[str]) -> tuple[list[RelevanceSet], list[str]]:
+    """The sets a comma-separated `--sets` value names (all when empty), and the names no set here has."""
+    only = {n.strip() for n in names.split(",") if n.strip()} if names else None
+    found = all_sets(only)
+    return found, sorted((only or set()) - {s.name for s in found})

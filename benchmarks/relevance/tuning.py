@@ -21,7 +21,7 @@ from statistics import mean
 
 from benchmarks.relevance.__main__ import ROOT, rank_all, set_signals
 from benchmarks.relevance.methods import METHODS, SINGLE_SIGNALS
-from benchmarks.relevance.sets import all_sets
+from benchmarks.relevance.sets import all_sets, chosen_sets
 from memory_core.relevance_fusion import RelevanceTuning
 
 RESULTS = ROOT / "benchmarks" / "relevance" / "results" / "tuning.json"
@@ -40,7 +40,10 @@ def main() -> int:
     parser.add_argument("--sets", help="comma-separated set names, at least two (default: all)")
     parser.add_argument("--out", default=str(RESULTS), help=f"JSON results (default {RESULTS.relative_to(ROOT)})")
     args = parser.parse_args()
-    sets = all_sets(set(args.sets.split(",")) if args.sets else None)
+    sets, unknown = chosen_sets(args.sets)
+    if unknown:
+        parser.error(f"--sets: no set named {', '.join(unknown)} here; the sets: "
+                     f"{', '.join(s.name for s in all_sets())}")
     if len(sets) < 2:
         parser.error(f"--sets: leave-one-set-out needs two sets or more; found {[s.name for s in sets]}")
     started = time.monotonic()

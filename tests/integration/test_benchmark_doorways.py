@@ -110,3 +110,14 @@ def test_postgres_build_then_benchmark(tmp_path, server_parent):
     assert "# PostgreSQL benchmark" in result.stdout
     numbers = json.loads(out.read_text(encoding="utf-8"))
     assert "postgres" in numbers["sizes"]["1000"] and numbers["writers"]["runs"]
+
+
+@pytest.mark.parametrize("module", ["benchmarks.relevance", "benchmarks.relevance.tuning"])
+def test_an_unknown_relevance_set_is_refused_with_the_known_names(tmp_path, module):
+    out = tmp_path / "never.json"
+    result = subprocess.run([PYTHON, "-m", module, "--sets", "ac1-plain,no-such-set", "--out", str(out)],
+                            cwd=str(PROJECT_ROOT), env=subprocess_env(tmp_path), capture_output=True, text=True,
+                            timeout=HUNG_S)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "no set named no-such-set" in result.stderr and "ac1-synonyms" in result.stderr
+    assert not out.exists(), "nothing measured, nothing written"
