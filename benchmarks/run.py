@@ -11,9 +11,10 @@ Run from the project root:
 Prints markdown tables (medians of --repeat runs, ratios against floors measured in the same run) and writes
 the same numbers to benchmarks/results.json (or --out). Sections that need the real knowledge bank
 (../shared/fixtures/knowledge-bank/head) are skipped with a note when ../shared is absent.
-Nothing here runs in the test suite. Besides the results file nothing in the repository is written: all
-databases and projects live in a temporary directory (removed at the end unless --keep); the scripts run as
-subprocesses are in benchmarks/procs/. Each section is a module of benchmarks/suite/.
+The test suite runs it once with --smoke (every section on its smallest data). Besides the results file
+nothing in the repository is written: all databases and projects live in a temporary directory (removed at the
+end unless --keep); the scripts run as subprocesses are in benchmarks/procs/. Each section is a module of
+benchmarks/suite/.
 Needs the local model extra (`pip install -e '.[local]'`).
 """
 

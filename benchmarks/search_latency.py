@@ -14,7 +14,7 @@ again, then `--calls` others through the MCP tool. A last pass times the parts b
 run: the query embedding alone plus one matrix-vector product over the stored matrix. The report says how many
 cores other processes kept busy meanwhile: on a shared 2-core machine numbers are only comparable between runs
 where that is near 0. Prints markdown tables; writes benchmarks/results/search_latency.json. Not part of
-benchmarks/run.py; nothing here runs in the test suite. The parts are in benchmarks/latency/.
+benchmarks/run.py; the test suite runs it once at 1,000 entries (a smoke test). The parts are in benchmarks/latency/.
 """
 
 from __future__ import annotations

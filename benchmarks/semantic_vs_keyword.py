@@ -10,7 +10,7 @@ in-process on a temporary database: markdown import (ImportKnowledgeBank from th
 embedding_plan once with `memory_embedding_provider: none` (keyword + prominence) and once with `local`.
 Reported per context: hits among the selected entries (the injector's category-balanced selection with
 --limit entries), recall@limit and precision@limit of the relevant set, and for reference the hits of the
-model alone (weights 1/0/0). Nothing here runs in the tests.
+model alone (weights 1/0/0). The test suite runs it once (a smoke test), checking only that it reports.
 """
 
 from __future__ import annotations

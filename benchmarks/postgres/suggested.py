@@ -3,17 +3,14 @@ that imports this module (a prototype for measurement: the product is unchanged)
 
 - keyword search leaves out the terms in more than COMMON_SHARE of the entries (their shares are the
   `most_common_elems` ANALYZE keeps in pg_stats, read once per store), so ts_rank_cd no longer ranks most rows;
-- ranking_summary counts in-scope entries as universal + this project's scoped ones (index scans) and pending
-  entries from their partial index, instead of one COUNT over a predicate with an OR and a sub-select;
-- a session asks whether the store holds entries with EXISTS instead of COUNT(*)."""
+- a session asks whether the store holds entries with EXISTS instead of COUNT(*).
+
+(Counting in-scope entries as universal + this project's scoped ones, suggested here before, is the product's
+`ranking_summary` now.)"""
 
 from __future__ import annotations
 
 COMMON_SHARE = 0.005
-_SPLIT_COUNT = ("SELECT (SELECT COUNT(*) FROM entries WHERE scope IS NULL) + (SELECT COUNT(*) FROM (SELECT id FROM "
-                "entries WHERE scope = ANY(%s) UNION SELECT es.id FROM entry_scopes es JOIN entries e USING (id) "
-                "WHERE es.scope = ANY(%s) AND e.scope IS NOT NULL) s), (SELECT COUNT(*) FROM entries "
-                "WHERE embedding IS NULL)")
 
 
 def apply() -> None:
@@ -21,7 +18,6 @@ def apply() -> None:
     from memory_adapters import postgres_search
     from memory_adapters.postgres_store import PostgresEntryStore
     from memory_core import first_import
-    from memory_core.ports.candidate_source import RankingSummary
     from memory_core.usecases import session_start
 
     def common_terms(store) -> frozenset:
@@ -39,13 +35,6 @@ def apply() -> None:
             return {}
         return {i: float(s) for i, s in self._read(postgres_search._SEARCH, (" | ".join(terms), limit))}
 
-    def ranking_summary(self, scopes=None) -> RankingSummary:
-        if scopes is None:
-            total, pending = self._read("SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries")[0]
-        else:
-            total, pending = self._read(_SPLIT_COUNT, (list(scopes), list(scopes)))[0]
-        return RankingSummary(int(total), int(pending))
-
     def is_imported(store, project_root: str) -> bool:
         if not isinstance(store, PostgresEntryStore):
             return original_is_imported(store, project_root)
@@ -54,5 +43,4 @@ def apply() -> None:
 
     original_is_imported = first_import.is_imported
     PostgresEntryStore.keyword_search = keyword_search
-    PostgresEntryStore.ranking_summary = ranking_summary
     session_start.is_imported = is_imported

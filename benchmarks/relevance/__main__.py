@@ -27,7 +27,7 @@ from benchmarks.relevance.corpus_store import BUILT_AT, build_store  # noqa: E40
 from benchmarks.relevance.methods import METHODS, PRODUCT, SINGLE_SIGNALS, Scorer  # noqa: E402
 from benchmarks.relevance.metrics import score_ranking  # noqa: E402
 from benchmarks.relevance.report import headline, method_table  # noqa: E402
-from benchmarks.relevance.sets import all_sets  # noqa: E402
+from benchmarks.relevance.sets import all_sets, chosen_sets  # noqa: E402
 from benchmarks.relevance.signals import SignalSource  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "relevance" / "results" / "relevance.json"
@@ -96,11 +96,14 @@ def main() -> int:
     parser.add_argument("--sets", help="comma-separated set names (default: all)")
     parser.add_argument("--out", default=str(RESULTS), help=f"JSON results (default {RESULTS.relative_to(ROOT)})")
     args = parser.parse_args()
-    only = set(args.sets.split(",")) if args.sets else None
+    sets, unknown = chosen_sets(args.sets)
+    if unknown or not sets:
+        parser.error(f"--sets: no set named {', '.join(unknown) or repr(args.sets)} here; the sets: "
+                     f"{', '.join(s.name for s in all_sets())}")
     started = time.monotonic()
     results, about = {}, {}
     with tempfile.TemporaryDirectory(prefix="iflow-relevance-") as workdir:
-        for relevance_set in all_sets(only):
+        for relevance_set in sets:
             results[relevance_set.name] = evaluate_set(relevance_set, workdir)
             about[relevance_set.name] = {"about": relevance_set.about, "entries": len(relevance_set.drafts),
                                          "queries": len(relevance_set.queries)}

@@ -3,15 +3,17 @@ import stores them: every entry through `TieredKeywords` with only the local tie
 
 Run from the project root:
 
-    .venv/bin/python benchmarks/relevance/keyword_labels.py
+    .venv/bin/python benchmarks/relevance/keyword_labels.py [--bank DIR] [--out PATH]
 
 Prints a markdown table (entries, labels per entry, share of entries satisfying AC5, stopword/generic labels,
 CPU time for the whole bank) and ten sample entries with their labels; writes the same to
-benchmarks/relevance/results/keyword_labels.json. Needs ../shared/fixtures/knowledge-bank/head.
+benchmarks/relevance/results/keyword_labels.json (or --out). The bank is ../shared/fixtures/knowledge-bank/head
+unless --bank names another knowledge-bank directory.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -57,15 +59,24 @@ def summary(drafts: list, labels: list[list[str]]) -> dict:
 
 def main() -> int:
     """Label the bank, print the table and samples, write the JSON."""
-    if not BANK_HEAD.is_dir():
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("--bank", type=Path, default=None, help="a knowledge-bank directory (default: the real bank)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="JSON results (default %(default)s)")
+    args = parser.parse_args()
+    if args.bank is None and not BANK_HEAD.is_dir():
         print(f"Skipped: {BANK_HEAD} not present (clone with ../shared beside the project).")
         return 0
-    drafts, labels, cpu_ms = label_bank(BANK_HEAD)
+    bank = args.bank or BANK_HEAD
+    if not bank.is_dir():
+        parser.error(f"--bank {bank}: not a directory")
+    drafts, labels, cpu_ms = label_bank(bank)
+    if not drafts:
+        parser.error(f"--bank {bank}: no entries found")
     stats = summary(drafts, labels)
     stats["bank_cpu_ms"] = round(cpu_ms, 1)
     step = max(1, len(drafts) // SAMPLES)
     samples = [{"name": d.name, "labels": k} for d, k in list(zip(drafts, labels))[::step][:SAMPLES]]
-    print("## Local extractive keyword labels on the real knowledge bank (head)\n")
+    print(f"## Local extractive keyword labels on the knowledge bank {bank.name}\n")
     print("| entries | labels/entry min | median | max | multi-word share | AC5 share | stopword/generic hits "
           "| bank CPU ms |")
     print("|---|---|---|---|---|---|---|---|")
@@ -75,9 +86,10 @@ def main() -> int:
     print("\n| entry | labels |\n|---|---|")
     for sample in samples:
         print(f"| {sample['name']} | {', '.join(sample['labels'])} |")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"summary": stats, "samples": samples}, indent=2) + "\n", encoding="utf-8")
-    print(f"\nWrote {RESULTS.relative_to(HERE.parents[1])}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"bank": str(bank), "summary": stats, "samples": samples}, indent=2) + "\n",
+                        encoding="utf-8")
+    print(f"\nWrote {args.out}")
     return 0
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -127,7 +126,8 @@ def paraphrase_set() -> RelevanceSet:
 
 def ac1_sets() -> list[RelevanceSet]:
     """Spec AC1: 50 entries (20 parser, 20 deployment, 10 testing); plain wording and synonyms-only wording."""
-    data = importlib.import_module("tests.integration.test_semantic_local")
+    from benchmarks.common import parser_banks as data
+
     sets = []
     for variant, bank in data.BANKS.items():
         drafts = {f"a{i:03d}": _draft({"category": c, "name": n, "description": d})
@@ -162,3 +162,10 @@ def all_sets(only: Optional[set[str]] = None) -> list[RelevanceSet]:
     if extra is not None:
         found.append(extra)
     return [s for s in found if only is None or s.name in only]
+
+
+def chosen_sets(names: Optional[str]) -> tuple[list[RelevanceSet], list[str]]:
+    """The sets a comma-separated `--sets` value names (all when empty), and the names no set here has."""
+    only = {n.strip() for n in names.split(",") if n.strip()} if names else None
+    found = all_sets(only)
+    return found, sorted((only or set()) - {s.name for s in found})

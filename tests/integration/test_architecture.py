@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -74,3 +75,24 @@ def test_detect_secrets_is_loaded_by_the_write_paths_never_by_a_session_start(tm
         assert "detect_secrets" not in names, f"{name} imported detect-secrets"
     assert writer.returncode == 0, writer.stderr
     assert "detect_secrets" in writer_names, "the writer scans with detect-secrets"
+
+
+def test_benchmarks_import_nothing_from_the_tests():
+    """The benchmarks run without the test suite (a split test module once broke `python -m benchmarks.relevance`):
+    no import of `tests`, by statement or by name."""
+    found = []
+    for path in sorted((PROJECT_ROOT / "benchmarks").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if node.level == 0 else []
+            elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+                called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                names = [str(node.args[0].value)] if called in ("import_module", "__import__") else []
+            else:
+                continue
+            found += [f"{path.relative_to(PROJECT_ROOT)}:{node.lineno} {n}" for n in names
+                      if n == "tests" or n.startswith("tests.")]
+    assert found == []

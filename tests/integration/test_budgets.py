@@ -159,6 +159,13 @@ def test_a_negative_budget_warns_and_keeps_the_default(tmp_path, home):
 
 
 # -- time budget ---------------------------------------------------------------------------------------------------
+# The session deadline of the tests where something never answers (a provider, a lock): shorter than the provider's
+# own 10 s timeout and the lock, which the test holds until the session has ended, so the deadline is what ends the
+# wait; long enough that a loaded machine still reads and ranks the store before it (the suite's 60 s would wait
+# out the provider's timeout instead, and the product's 2 s is measured in benchmarks/).
+BLOCKED_DEADLINE = {"IFLOW_MEMORY_SESSION_DEADLINE_S": "6"}
+
+
 def _slow_git(tmp_path: Path) -> dict:
     bin_dir = tmp_path / "slow-bin"
     bin_dir.mkdir()
@@ -215,8 +222,8 @@ def test_slow_embedding_provider_degrades_within_the_hook_budget(tmp_path, home)
     silent.listen(16)  # accepts connections (in the backlog) and never answers
     try:
         block = inject(project, tmp_path / "G", home,
-                                extra_env={"OLLAMA_HOST": f"http://127.0.0.1:{silent.getsockname()[1]}",
-                                           "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"})
+                       extra_env={"OLLAMA_HOST": f"http://127.0.0.1:{silent.getsockname()[1]}",
+                                  "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1", **BLOCKED_DEADLINE})
     finally:
         silent.close()
     _degraded_but_served(block, "silent provider")
@@ -234,7 +241,7 @@ def test_locked_database_degrades_within_the_hook_budget(tmp_path, home):
     holder = sqlite3.connect(str(store / "memory.db"), isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock for longer than the hook runs
     try:
-        block = inject(project, store, home)
+        block = inject(project, store, home, extra_env=BLOCKED_DEADLINE)
     finally:
         holder.execute("ROLLBACK")
         holder.close()

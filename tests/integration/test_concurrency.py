@@ -21,7 +21,7 @@ import pytest
 
 from memory_adapters.float32_vectors import pack_vector
 from memory_core.hashing import content_hash
-from tests.integration._helpers import PYTHON, app_env, db_rows
+from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows
 
 pytestmark = pytest.mark.slow
 
@@ -36,6 +36,7 @@ WORKERS = 4
 OPS_PER_WORKER = 200
 REEMBED_DIMS = 4
 SEED = 20240611
+HUNG_S = 2 * TIMEOUT_S  # waits that only a hang outlasts: workers start, meet and finish in far less
 
 
 def _draft(index: int, worker: int):
@@ -91,7 +92,7 @@ def stress_worker(db_path: str, worker: int, barrier, results) -> None:
         from memory_adapters.sqlite_store import SqliteEntryStore
 
         store = SqliteEntryStore(db_path)
-        barrier.wait(timeout=30)
+        barrier.wait(timeout=HUNG_S)
         for op in plan(worker):
             try:
                 _apply(store, worker, op)
@@ -114,7 +115,7 @@ def reembed_worker(db_path: str, barrier, results) -> None:
 
         store = SqliteEntryStore(db_path)
         space = EmbeddingSpace("stress", "stress-model", REEMBED_DIMS)
-        barrier.wait(timeout=30)
+        barrier.wait(timeout=HUNG_S)
         store.start_staging(space)
         for index, entry_id in enumerate(POOL_IDS):
             store.set_staged_vector(entry_id, _staged_vector(index))
@@ -125,7 +126,7 @@ def reembed_worker(db_path: str, barrier, results) -> None:
     results.put(("reembed", promoted, errors))
 
 
-def _collect(processes, results, expected: int, timeout: float = 120) -> list:
+def _collect(processes, results, expected: int, timeout: float = HUNG_S) -> list:
     """Every worker's report; a worker that dies without reporting fails the test at once, not at the timeout."""
     reports: list = []
     deadline = time.monotonic() + timeout
@@ -236,7 +237,7 @@ def open_worker(db_paths: list[str], log_path: str, barrier, results) -> None:
 
             schema.MIGRATIONS[number] = logged
         for db_path in db_paths:
-            barrier.wait(timeout=30)
+            barrier.wait(timeout=HUNG_S)
             try:
                 store = SqliteEntryStore(db_path)
                 versions.append(store.get_metadata("schema_version"))
@@ -322,7 +323,7 @@ def test_writers_and_injectors_started_together_all_succeed(tmp_path):
     ]
     processes = [subprocess.Popen(cmd, env=app_env(home), cwd=str(home), stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True) for cmd in commands]
-    outputs = [process.communicate(timeout=120) for process in processes]
+    outputs = [process.communicate(timeout=HUNG_S) for process in processes]
 
     for cmd, process, (out, err) in zip(commands, processes, outputs):
         label = cmd[2]

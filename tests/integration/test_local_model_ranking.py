@@ -18,12 +18,12 @@ from tests.integration._helpers import (
     SEMANTIC_ACTIVE, db_rows, diagnostic_line, entry_names, model_env, run_in_process, run_module,
     write_active_feature, write_settings,
 )
-from tests.integration._parser_banks import BANKS, FILE_TITLES, PARSER_NAMES, PARSER_SYNONYMS, write_bank
+from tests.integration._parser_banks import (
+    BANKS, CONTEXT, FILE_TITLES, PARSER_NAMES, PARSER_SYNONYMS, SLUG, write_bank,
+)
 
 pytestmark = pytest.mark.slow
 
-CONTEXT = "Building a file parser with error handling"
-SLUG = "file-parser"
 LIMIT = 25
 EMBEDDING_BYTES = 384 * 4
 # The context query's searchable words ("a" and "with" are FTS stopwords).

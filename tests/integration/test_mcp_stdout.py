@@ -71,7 +71,7 @@ def test_nothing_but_json_rpc_reaches_stdout(tmp_path):
                 received.append(line)
             process.stdin.close()
             assert process.wait(timeout=CALL_TIMEOUT_S) == 0, "the server exits 0 when the client disconnects"
-            while (line := lines.get(timeout=5)) is not None:
+            while (line := lines.get(timeout=CALL_TIMEOUT_S)) is not None:
                 received.append(line)
         finally:
             if process.poll() is None:

@@ -25,8 +25,8 @@ from memory_core.models import EntryDraft
 from memory_core.records import CATEGORIES, SOURCES
 from memory_core.space import EmbeddingSpace, space_metadata
 from tests.integration._helpers import (
-    DEMO_PROJECT, PYTHON, SEMANTIC_ACTIVE, app_env, db_rows, diagnostic_line, entry_names, model_env, run_app,
-    write_settings,
+    DEMO_PROJECT, PYTHON, SEMANTIC_ACTIVE, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_names, model_env,
+    run_app, write_settings,
 )
 
 pytestmark = pytest.mark.slow
@@ -231,13 +231,13 @@ def test_a_killed_run_is_finished_by_the_next_with_exact_counts(tmp_path, isolat
                              cwd=str(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     copied = 0
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + TIMEOUT_S  # only against a hang: the run's end also ends the wait
         while copied < 50 and child.poll() is None and time.monotonic() < deadline:
             time.sleep(0.005)
             copied = _count(target)
         child.send_signal(signal.SIGKILL)
     finally:
-        child.wait(timeout=30)
+        child.wait(timeout=TIMEOUT_S)
         child.stderr.close()
     assert child.returncode == -signal.SIGKILL, "the run ended before it could be killed"
     held = _count(target)

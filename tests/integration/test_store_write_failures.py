@@ -9,12 +9,11 @@ import signal
 import sqlite3
 import subprocess
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import PYTHON, app_env, db_rows, run_app, upsert_args
+from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows, run_app, upsert_args
 
 pytestmark = pytest.mark.slow
 
@@ -47,14 +46,22 @@ def test_process_killed_mid_write_leaves_a_consistent_database(tmp_path):
     script.write_text(KILLED_WRITER, encoding="utf-8")
     process = subprocess.Popen([PYTHON, str(script), str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=app_env(tmp_path))
+    seen = []
     try:
         assert process.stdout.readline().strip() == "ready", process.stderr.read()
-        time.sleep(0.5)
+        while len(seen) < 3:  # killed once it has committed a few iterations, however long they took
+            line = process.stdout.readline()
+            assert line, f"the loop ended before the kill: {process.stderr.read()}"
+            seen.append(line)
     finally:
         process.send_signal(signal.SIGKILL)
-        out, err = process.communicate(timeout=30)
+        process.wait(timeout=TIMEOUT_S)
+        # read through the same buffered streams (communicate would skip what readline already buffered)
+        out, err = process.stdout.read(), process.stderr.read()
+        process.stdout.close()
+        process.stderr.close()
     assert process.returncode == -signal.SIGKILL
-    committed = [int(line) for line in out.split() if line.isdigit()]
+    committed = [int(line) for line in "".join(seen + [out]).split() if line.isdigit()]
     assert committed, f"the loop committed nothing before the kill: {err}"
     last = committed[-1]
 

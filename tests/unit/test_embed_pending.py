@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from functools import partial
+from types import SimpleNamespace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +15,7 @@ from memory_core.errors import EmbeddingError, RateLimited
 from memory_core.models import EntryDraft
 from memory_core.scoring import Weights
 from memory_core.space import EmbeddingSpace, pinned_space, staged_space
+from memory_core.usecases import embed_pending
 from memory_core.usecases.embed_pending import EmbedPending
 from memory_core.usecases.retrieve import RetrieveAndRank
 from tests.fakes import T0, FakeClock, FakeEmbedder, FakeVectorIndex, InMemoryEntryStore
@@ -25,15 +26,14 @@ new_embedder = partial(FakeEmbedder, dimensions=24, provider_name="fake", model_
 
 
 class ScriptedEmbedder(FakeEmbedder):
-    """A FakeEmbedder that sleeps `delay` per call and raises `error` on document call number `fail_on`."""
+    """A FakeEmbedder that raises `error` on document call number `fail_on`."""
 
-    def __init__(self, fail_on: int = 0, error: Exception = EmbeddingError(), delay: float = 0.0, **kwargs) -> None:
+    def __init__(self, fail_on: int = 0, error: Exception = EmbeddingError(), **kwargs) -> None:
         super().__init__(**kwargs)
-        self.fail_on, self.error, self.delay, self.document_calls = fail_on, error, delay, 0
+        self.fail_on, self.error, self.document_calls = fail_on, error, 0
 
     def embed_documents(self, texts):
         self.document_calls += 1
-        time.sleep(self.delay)
         if self.document_calls == self.fail_on:
             raise self.error
         return super().embed_documents(texts)
@@ -121,12 +121,20 @@ def test_embedding_error_is_reported_and_nothing_is_stored():
     assert list(store.vectors()) == []
 
 
-def test_deadline_stops_between_batches():
+def test_deadline_stops_between_batches(monkeypatch):
+    """Each call takes 0.05 s of a clock only the embedder moves: two batches fit before 0.08 s, none starts after."""
+    clock = SimpleNamespace(now=0.0)
+    monkeypatch.setattr(embed_pending, "time", SimpleNamespace(monotonic=lambda: clock.now))
+
+    class SlowEmbedder(FakeEmbedder):
+        def embed_documents(self, texts):
+            clock.now += 0.05
+            return super().embed_documents(texts)
+
     store, ids = store_with(20)
-    slow = ScriptedEmbedder(delay=0.05, dimensions=16)
-    report = EmbedPending(store, slow, batch_size=1).run(max_entries=None, deadline_s=0.08)
-    assert 1 <= report.embedded < 20
-    assert report.remaining == 20 - report.embedded
+    report = EmbedPending(store, SlowEmbedder(dimensions=16), batch_size=1).run(max_entries=None, deadline_s=0.08)
+    assert report.embedded == 2
+    assert report.remaining == 18
 
 
 # -- re-embedding into another space ---------------------------------------------------------
