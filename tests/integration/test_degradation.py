@@ -115,7 +115,7 @@ def test_config_limit_applies_without_flag(tmp_path, isolated_home):
     copy_bank(shared_fixture("knowledge-bank", "head"), project)
     write_settings(project, semantic_enabled=False, injection_limit=5)
     store = tmp_path / "global-store"
-    store.mkdir()
+    store.mkdir(mode=0o700)  # private already: nothing to tighten, so nothing to say
 
     result = run_injector(project, store, isolated_home)
 
