@@ -55,6 +55,18 @@ def spare_store(request):
 
 
 @pytest.fixture
+def run(capsys):
+    """The CLI in this process: run(*args) -> (exit status, stdout, stderr)."""
+    from memory_apps import cli
+
+    def call(*args) -> tuple[int, str, str]:
+        status = cli.main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return status, out, err
+    return call
+
+
+@pytest.fixture
 def credential_layout(tmp_path, isolated_home):
     """(HOME, project, global store) for the secrets and permissions tests: the project's active feature is about
     credential hygiene; HOME is isolated for the library calls made in this process too."""

@@ -38,16 +38,6 @@ class Terminal(io.StringIO):
         return True
 
 
-@pytest.fixture
-def run(capsys):
-    """cli.main(args) -> (exit status, stdout, stderr)."""
-    def call(*args) -> tuple[int, str, str]:
-        status = cli.main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return status, out, err
-    return call
-
-
 def _demo_store(tmp_path: Path, run) -> tuple[Path, Path]:
     project = tmp_path / "demo-project"
     shutil.copytree(DEMO_PROJECT, project)

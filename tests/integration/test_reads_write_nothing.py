@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from memory_apps import cli
 from tests.integration._helpers import run_module, write_settings
 
 DEMO_PROJECT = Path(__file__).resolve().parents[2] / "examples" / "demo-project"
@@ -22,16 +21,6 @@ ELSEWHERE = {"name": "Pin the lockfile", "category": "heuristics",
 def _metadata_keys(store: Path) -> list[str]:
     with sqlite3.connect(store / "memory.db") as conn:
         return [row[0] for row in conn.execute("SELECT key FROM _metadata")]
-
-
-@pytest.fixture
-def run(capsys):
-    """cli.main(args) -> (exit status, stdout, stderr)."""
-    def call(*args) -> tuple[int, str, str]:
-        status = cli.main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return status, out, err
-    return call
 
 
 @pytest.fixture
