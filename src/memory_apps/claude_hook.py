@@ -25,8 +25,10 @@ def hook_output(context: str) -> str:
 
 
 def _project_root(event: dict, explicit: Optional[str]) -> str:
-    candidates = [explicit, os.environ.get("CLAUDE_PROJECT_DIR"), event.get("cwd"), os.getcwd()]
-    return next(c for c in candidates if isinstance(c, str) and c)
+    from memory_apps.injector import current_directory
+
+    candidates = [explicit, os.environ.get("CLAUDE_PROJECT_DIR"), event.get("cwd")]
+    return next((c for c in candidates if isinstance(c, str) and c), None) or current_directory()
 
 
 def _project_runs_hook(project: str) -> bool:

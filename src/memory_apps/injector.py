@@ -24,9 +24,18 @@ memory_injection_limit, memory_semantic_enabled, weights); --limit overrides the
 exit status: always 0, so a session-start hook never fails because of memory."""
 
 
+def current_directory() -> str:
+    """The working directory, or "" when it was deleted under the process (the session then injects nothing
+    and says why, instead of failing)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return ""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags shared by `python -m memory_apps.injector` and `iflow-memory inject`."""
-    parser.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
+    parser.add_argument("--project-root", default=None, help="project directory (default: current)")
     parser.add_argument("--limit", type=int, default=None,
                         help="entries to inject; 0 = none, -1 = no limit (default: memory_injection_limit, 20)")
     parser.add_argument("--global-store", default=None,
@@ -54,8 +63,8 @@ def inject(args: argparse.Namespace) -> int:
     from memory_apps.session_shell import answer_session, session_deadline
 
     fast_exit = args_fast_exit(args)
-    answer_session(args.project_root, args.global_store, args.limit, session_deadline(process_start=fast_exit),
-                   print_block, watchdog=fast_exit)
+    answer_session(args.project_root or current_directory(), args.global_store, args.limit,
+                   session_deadline(process_start=fast_exit), print_block, watchdog=fast_exit)
     if fast_exit:
         # Nothing is left to write: skip interpreter teardown (50-100 ms at 10k entries), and never wait for
         # the embedding worker. SQLite has committed; its WAL is checkpointed by the next writer.
@@ -78,7 +87,7 @@ def plain_arguments(argv: Sequence[str]) -> Optional[SimpleNamespace]:
     read as argparse reads them, without importing it (argparse, its help formatter, gettext and shutil cost
     about 5 ms of a session start); None for anything else (help, abbreviations, a value that looks like a flag,
     a bad number, a repeat), which argparse parses and explains."""
-    values: dict[str, object] = {"project_root": os.getcwd(), "limit": None, "global_store": None}
+    values: dict[str, object] = {"project_root": None, "limit": None, "global_store": None}
     seen: set[str] = set()
     position = 0
     while position < len(argv):
