@@ -179,3 +179,35 @@ def test_writes_that_open_the_store_for_reading_do_not_hide_the_loss(tmp_path, w
     assert {key: stored.get(key) for key in written} == written, "every lost entry is back, the same, under its id"
     assert deleted not in stored, "the lost delete stays done"
     assert set(stored) == _markdown_ids(store)
+
+
+def test_the_loss_is_caught_up_even_where_git_cannot_judge_the_bank(tmp_path):
+    """A git that cannot name a bank's authors (missing, a shim that fails, "dubious ownership") leaves the bank's
+    import unmarked, but the lost commits are back: the database is no longer behind, so later writes and imports
+    do not read every project's bank again."""
+    home, project, store = tmp_path / "home", tmp_path / "proj", tmp_path / "G"
+    home.mkdir()
+    write_settings(project, embedding_provider="none", keyword_provider="local")
+    written, _ = _lose_the_wal(store, project, home)
+    (project / "docs" / "knowledge-bank").mkdir(parents=True, exist_ok=True)  # a bank arrives after the loss
+    (project / "docs" / "knowledge-bank" / "heuristics.md").write_text(
+        "# Heuristics\n\n### Test first\nRun the unit tests before every commit.\n", encoding="utf-8")
+    (project / ".git").mkdir()  # a repository git cannot read: authorship stays unknown
+    broken = tmp_path / "bin"
+    broken.mkdir()
+    (broken / "git").write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    (broken / "git").chmod(0o755)
+
+    result = run_app("memory_apps.cli", ["hook", "session-start", "--global-store", store], home,
+                     stdin=json.dumps({"source": "startup", "cwd": str(project)}),
+                     env={"IFLOW_MEMORY_SESSION_DEADLINE_S": "60", "PATH": f"{broken}:/usr/bin:/bin"})
+
+    assert result.returncode == 0, result.stderr
+    assert set(written) <= set(_stored(store)), "the lost entries are back"
+    from memory_adapters.sqlite_store import SqliteEntryStore
+
+    opened = SqliteEntryStore(str(store / "memory.db"))
+    try:
+        assert not opened.markdown_ahead(), "caught up: the database no longer counts as behind its markdown"
+    finally:
+        opened.close()

@@ -125,8 +125,8 @@ class ImportKnowledgeBank:
         # keep the user's own bank scoped for good; the next import (the background run's, with more time) asks again.
         if report.complete and report.decided:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
-            if lost:
-                self._store.caught_up()  # the commits the database had lost are back from the markdown
+        if report.complete and lost:  # the lost commits are back whatever git says of the bank's authors
+            self._store.caught_up()
         return report
 
     def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
