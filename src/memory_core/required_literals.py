@@ -55,6 +55,8 @@ def _atoms(source: str) -> Optional[list[Optional[set[str]]]]:
         char = source[i]
         if char == "\\":
             escaped = source[i + 1:i + 2]
+            if escaped.isalnum() and escaped not in "dDwWsSbBAZ":
+                return None  # \x2d, \u005f, \N{...}, \1: what follows is no literal text of the match
             atoms.append({escaped} if escaped and not escaped.isalnum() else None)
             i += 2
         elif char == "[":

@@ -32,6 +32,8 @@ def test_what_cannot_be_proven_rules_nothing_out():
     assert required(r"[a-z]+\d{4}") == ()
     assert required(r"ab?cd") == ("cd",) and required(r"(?:ab)?c(?:d|e)") == ("cd", "ce")
     assert any_required([r"sk-\w+", r"[0-9]+"]) == (), "one shape without a literal keeps every text in"
+    for escaped in (r"a\x2db", r"a\u005fb", r"a\N{HYPHEN-MINUS}b", r"(a)\1b"):
+        assert required(escaped) == (), f"{escaped}: the characters after an escape are no literal of the match"
 
 
 def test_a_text_without_the_literals_is_not_searched_and_one_with_a_token_is_redacted():
