@@ -169,7 +169,7 @@ SHAPES: list[tuple[tuple[str, ...], LazyPattern, Replacement]] = [
     (("sshpass",), SSHPASS_PASSWORD, r"\1" + REDACTED),
     (("redis-cli",), REDIS_PASSWORD, r"\1" + REDACTED),
     (("login",), LOGIN_PASSWORD, r"\1" + REDACTED),
-    ((" -u", "--user"), CURL_PASSWORD, r"\1" + REDACTED),
+    (("-u", "--user"), CURL_PASSWORD, r"\1" + REDACTED),
     (("machine",), NETRC_PASSWORD, r"\1" + REDACTED),
     (("--",), FLAG_VALUE, _flag),
 ]
