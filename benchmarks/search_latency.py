@@ -85,8 +85,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="for an older --src: list the timed methods it lacks instead of stopping")
     args = parser.parse_args(argv)
     sys.path.insert(0, os.path.abspath(args.src))
-    from memory_adapters.local_embedder import LocalOnnxEmbedder
-    from memory_core.embedding import NormalisingEmbedder
+    from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder
+    from memory_core.embedding.normalising import NormalisingEmbedder
 
     workdir = Path(tempfile.mkdtemp(prefix="iflow-search-latency-"))
     os.environ["HOME"] = str(workdir / "home")  # nothing touches the real ~/.claude

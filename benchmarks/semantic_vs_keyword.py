@@ -29,10 +29,10 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "src")]  # run as a script: the benchma
 
 from benchmarks.common.bank import BankEntry, write_bank  # noqa: E402
 from memory_apps.config import MemoryConfig  # noqa: E402
-from memory_apps.container import build_container, embedding_plan, retrieval_for  # noqa: E402
-from memory_apps.embedding_jobs import embed_everything  # noqa: E402
-from memory_core.context_query import compose_context_query  # noqa: E402
-from memory_core.fts_query import sanitise_fts_query  # noqa: E402
+from memory_apps.wiring.container import build_container, embedding_plan, retrieval_for  # noqa: E402
+from memory_apps.commands.embedding_jobs import embed_everything  # noqa: E402
+from memory_core.ranking.context_query import compose_context_query  # noqa: E402
+from memory_core.ranking.fts_query import sanitise_fts_query  # noqa: E402
 from memory_core.ports.context_source import ProjectContext  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "semantic_vs_keyword.json")

@@ -3,7 +3,7 @@ hundred tries for 4 hex characters), for the id-prefix tests."""
 
 from __future__ import annotations
 
-from memory_core.hashing import content_hash
+from memory_core.entries.hashing import content_hash
 
 
 def sharing_a_prefix(length: int = 4, stem: str = "Keep learning number") -> tuple[str, str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Optional, Sequence
 
-from memory_core.models import EntryStats
+from memory_core.entries.models import EntryStats
 from memory_core.ports.candidate_source import PER_CATEGORY_CANDIDATES, RankingSummary
-from memory_core.scoring import Weights, final_scores
+from memory_core.ranking.scoring import Weights, final_scores
 from tests.fake_entry_store import InMemoryEntryStore
 
 

@@ -7,7 +7,7 @@ import math
 import re
 from typing import Sequence
 
-from memory_adapters.float32_vectors import unpack_vector
+from memory_adapters.vectors.float32 import unpack_vector
 from tests.fake_entry_store import InMemoryEntryStore
 
 

@@ -6,11 +6,11 @@ import re
 from datetime import datetime
 from typing import Iterable, Optional, Sequence
 
-from memory_adapters.float32_vectors import pack_vector
-from memory_core.merge import imported, reinforced
-from memory_core.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
+from memory_adapters.vectors.float32 import pack_vector
+from memory_core.entries.merge import imported, reinforced
+from memory_core.entries.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
 from memory_core.ports.audit_outbox import AuditTask
-from memory_core.space import STAGED_KEYS, space_metadata
+from memory_core.embedding.space import STAGED_KEYS, space_metadata
 
 
 class InMemoryEntryStore:

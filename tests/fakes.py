@@ -12,9 +12,9 @@ import threading
 from datetime import datetime, timedelta, timezone
 from typing import Iterable, Optional
 
-from memory_core.fts_query import sanitise_fts_query
-from memory_core.knowledge import KnowledgeEntry, Origin
-from memory_core.models import Entry
+from memory_core.ranking.fts_query import sanitise_fts_query
+from memory_core.entries.knowledge import KnowledgeEntry, Origin
+from memory_core.entries.models import Entry
 from memory_core.ports.context_source import ProjectContext
 from tests.fake_embedding import FakeEmbedder, FakeVectorIndex
 from tests.fake_entry_store import InMemoryEntryStore

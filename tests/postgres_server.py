@@ -46,7 +46,7 @@ class TestPostgres:
             self.start_seconds = time.monotonic() - started
             self._admin(*[f"ALTER SYSTEM SET {key} = {value}" for key, value in _FAST.items()],
                         "SELECT pg_reload_conf()", f"CREATE DATABASE {TEMPLATE}")
-            from memory_adapters.postgres_store import PostgresEntryStore
+            from memory_adapters.store.postgres.store import PostgresEntryStore
 
             PostgresEntryStore(self.url(TEMPLATE)).close()  # migrated once; each test copies it
         except Exception as exc:  # noqa: BLE001 - any failure to start is a reason to skip, named

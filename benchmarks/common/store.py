@@ -20,7 +20,7 @@ def write_store(db: Path, rows: Iterable[tuple], space: tuple[str, str, int],
                 imported_roots: Sequence[Path] = ()) -> None:
     """Create the schema with SqliteEntryStore, insert `rows` (ROW_COLUMNS, FTS5 triggers included), pin `space`,
     mark `imported_roots` as already imported and write the vector cache file."""
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     db.parent.mkdir(parents=True, exist_ok=True)
     SqliteEntryStore(str(db)).close()
@@ -40,8 +40,8 @@ def write_store(db: Path, rows: Iterable[tuple], space: tuple[str, str, int],
 
 def write_vector_cache(db: Path, dims: int) -> None:
     """Write the flat vector cache file beside the database (session starts only read it)."""
-    from memory_adapters.numpy_vector_index import NumpyVectorIndex
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.vectors.numpy_vector_index import NumpyVectorIndex
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     store = SqliteEntryStore(str(db))
     NumpyVectorIndex(store, dims, cache_path=str(db) + ".vectors").refresh()

@@ -29,9 +29,9 @@ PART_LABELS = {  # the keys are keys of search_latency.json
     "scopes": "project scopes (identity lookup)",
     "other": "everything else (plan, wiring, filtering, sorting, Retrieval)",
 }
-_S = "memory_adapters.sqlite_store:SqliteEntryStore."
-_N = "memory_adapters.numpy_vector_index:NumpyVectorIndex."
-PARTS = (("memory_core.embedding:NormalisingEmbedder.embed_query", "embed"), (_N + "_matrix", "vectors_load"),
+_S = "memory_adapters.store.sqlite.store:SqliteEntryStore."
+_N = "memory_adapters.vectors.numpy_vector_index:NumpyVectorIndex."
+PARTS = (("memory_core.embedding.normalising:NormalisingEmbedder.embed_query", "embed"), (_N + "_matrix", "vectors_load"),
          (_N + "similarities", "similarities"), (_S + "ranking_stats", "ranking_stats"),
          (_S + "keyword_search", "keyword"), (_S + "get_many", "get_many"), (_S + "get_metadata", "metadata"),
          ("memory_core.usecases.retrieve:final_scores", "final_scores"),
@@ -61,8 +61,8 @@ def breakdown(service, texts: Sequence[str], strict: bool = True) -> tuple[dict,
 def floor(embedder, store_dir: Path, texts: Sequence[str]) -> dict:
     """Per query: the embedding alone plus one matrix-vector product over every stored vector, with numpy's
     `matrix @ vector` (OpenBLAS, every core) and with `np.einsum` (one core); the floor is the faster."""
-    from memory_adapters.numpy_vector_index import NumpyVectorIndex
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.vectors.numpy_vector_index import NumpyVectorIndex
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     store = SqliteEntryStore(str(store_dir / "memory.db"))
     index = NumpyVectorIndex(store, LOCAL_SPACE[2], cache_path=str(store_dir / "memory.db") + ".vectors")

@@ -18,7 +18,7 @@ from benchmarks.latency.prose import POOL, Prose
 
 def build_store(store_dir: Path, project: Path, count: int, pool: np.ndarray) -> dict:
     """`count` rows in one transaction, local space pinned, `project` marked as imported, vector cache written."""
-    from memory_core.hashing import content_hash
+    from memory_core.entries.hashing import content_hash
 
     started = time.perf_counter()
     prose = Prose(seed=count)

@@ -60,7 +60,7 @@ def pool_texts(count: int) -> list[str]:
 
 def generate(size: int, pool: np.ndarray, texts: list[str], own_scope: str) -> Iterator[list[Row]]:
     """Chunks of up to CHUNK rows, `size` rows in all minus the rare duplicate descriptions (skipped)."""
-    from memory_core.hashing import content_hash
+    from memory_core.entries.hashing import content_hash
 
     prose = Prose(seed=size)
     rng = np.random.default_rng(size + 1)

@@ -35,9 +35,9 @@ def record_session(project: Path, store: Path, url: str, context: int) -> tuple[
     """The statements of one session start (hook wiring, in process, a new context) and its diagnostic line.
     A 60 s deadline and no statement timeout (the hook's is 1.5 s), so every statement runs to its end."""
     from benchmarks.suite.processes import diagnostic
-    from memory_adapters.postgres_connection import PostgresConnection
-    from memory_apps import container_config
-    from memory_apps.session_shell import answer_session, session_deadline
+    from memory_adapters.store.postgres.connection import PostgresConnection
+    from memory_apps.wiring import container_config
+    from memory_apps.session.shell import answer_session, session_deadline
 
     statements: list[dict] = []
     original = PostgresConnection._live
@@ -90,7 +90,7 @@ def session_queries(project: Path, store: Path, url: str, context: int) -> dict:
         setups = []
     from benchmarks.postgres.prototypes import prototypes
 
-    from memory_adapters.project_identity import project_scopes
+    from memory_adapters.project.identity import project_scopes
 
     scopes = list(project_scopes(str(project)))
     return {"diagnostic": line, "statements": explained, "prototypes": prototypes(url, statements, scopes)}

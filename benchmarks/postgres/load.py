@@ -44,7 +44,7 @@ def build_postgres(server: Server, size: int, pool, texts, own_scope: str, proje
         log(f"{size:,}: reusing the database built {found['built_at']} ({found['total_s']} s)")
         return {**found, "reused": True}
     import psycopg
-    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
 
     url = server.recreate(database_name(size))
     started = time.perf_counter()
@@ -114,7 +114,7 @@ def _finish_rows(conn, own_scope: str, project: Path) -> None:
 
 def _hnsw(conn) -> dict:
     """The product's HNSW index, built with BUILD_SETTINGS; its build time."""
-    from memory_adapters.postgres_schema import ensure_hnsw_index
+    from memory_adapters.store.postgres.schema import ensure_hnsw_index
 
     for key, value in BUILD_SETTINGS.items():
         conn.execute(f"SET {key} = {value}")

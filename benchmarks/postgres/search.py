@@ -41,7 +41,7 @@ def warm_search(project: Path, store: Path, url: Optional[str], calls: int, mode
 
 def _pg_floor(url: str, model, texts) -> dict:
     """Per query: the embedding plus the store's own HNSW nearest-200 query (one round trip)."""
-    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
 
     store = PostgresEntryStore(url)
     try:

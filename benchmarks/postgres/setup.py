@@ -22,7 +22,7 @@ def log(message: str) -> None:
 def bench_project(root: Path) -> tuple[Path, str]:
     """The project every session starts in (an active feature, the local model configured) and its scope."""
     from benchmarks.suite.fixtures import make_project
-    from memory_adapters.project_identity import project_identity
+    from memory_adapters.project.identity import project_identity
 
     project = make_project(root.resolve(), {"embedding_provider": "local"})
     return project, project_identity(str(project))
@@ -30,8 +30,8 @@ def bench_project(root: Path) -> tuple[Path, str]:
 
 def embedder():
     """The bundled local model, normalising (as the product embeds)."""
-    from memory_adapters.local_embedder import LocalOnnxEmbedder
-    from memory_core.embedding import NormalisingEmbedder
+    from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder
+    from memory_core.embedding.normalising import NormalisingEmbedder
 
     return NormalisingEmbedder(LocalOnnxEmbedder())
 

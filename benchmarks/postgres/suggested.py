@@ -15,9 +15,9 @@ COMMON_SHARE = 0.005
 
 def apply() -> None:
     """Patch PostgresEntryStore and the session start's import check."""
-    from memory_adapters import postgres_search
-    from memory_adapters.postgres_store import PostgresEntryStore
-    from memory_core import first_import
+    from memory_adapters.store.postgres import search as postgres_search
+    from memory_adapters.store.postgres.store import PostgresEntryStore
+    from memory_core.policies import first_import
     from memory_core.usecases import session_start
 
     def common_terms(store) -> frozenset:

@@ -10,13 +10,13 @@ from datetime import datetime, timezone
 
 def main(backend: str, target: str, writer: int, writes: int, start_at: float) -> None:
     """Run the writes and print {"latencies_ms": [...], "start": t, "end": t}."""
-    from memory_core.models import EntryDraft
+    from memory_core.entries.models import EntryDraft
 
     if backend == "postgres":
-        from memory_adapters.postgres_store import PostgresEntryStore
+        from memory_adapters.store.postgres.store import PostgresEntryStore
         store = PostgresEntryStore(target)
     else:
-        from memory_adapters.sqlite_store import SqliteEntryStore
+        from memory_adapters.store.sqlite.store import SqliteEntryStore
         store = SqliteEntryStore(target)
     drafts = [EntryDraft(name=f"Shared lesson {i % 10}" if i % 5 == 4 else f"Lesson {writer}-{i}",
                          description=(f"Shared lesson {i % 10}: retry the flaky fixture once before failing."

@@ -40,8 +40,8 @@ def _run(backend: str, target: str, writers: int, writes: int, env: dict) -> dic
 
 def concurrent_writers(server: Server, counts: tuple[int, ...], writes: int, env: dict, log) -> dict:
     """For each N: N writer processes against a fresh PostgreSQL database, then against a fresh SQLite file."""
-    from memory_adapters.postgres_store import PostgresEntryStore
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     results: dict = {}
     for n in counts:

@@ -3,7 +3,7 @@ Usage: model_floor.py QUERY [CACHE_DIR]  (with CACHE_DIR, the model's optimised 
 
 import sys
 
-from memory_adapters.local_embedder import LocalOnnxEmbedder
+from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder
 
 
 def main(query: str, cache_dir: str = "") -> None:

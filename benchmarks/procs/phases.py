@@ -16,13 +16,13 @@ import sys  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-MODULES = ("memory_apps.config", "memory_apps.hook_wiring", "memory_apps.injection", "memory_apps.injector",
-           "memory_adapters.numpy_vector_index", "memory_adapters.local_embedder", "memory_adapters.sqlite_store",
-           "memory_adapters.git_context_source", "memory_core.usecases.retrieve",
-           "memory_core.usecases.session_start", "memory_apps.session_setup")
-_S = "memory_adapters.sqlite_store:SqliteEntryStore."
-_N = "memory_adapters.numpy_vector_index:NumpyVectorIndex."
-_L = "memory_adapters.local_embedder:LocalOnnxEmbedder."
+MODULES = ("memory_apps.config", "memory_apps.wiring.hook_wiring", "memory_apps.session.injection", "memory_apps.injector",
+           "memory_adapters.vectors.numpy_vector_index", "memory_adapters.embedders.local_embedder", "memory_adapters.store.sqlite.store",
+           "memory_adapters.project.git_context_source", "memory_core.usecases.retrieve",
+           "memory_core.usecases.session_start", "memory_apps.wiring.session_setup")
+_S = "memory_adapters.store.sqlite.store:SqliteEntryStore."
+_N = "memory_adapters.vectors.numpy_vector_index:NumpyVectorIndex."
+_L = "memory_adapters.embedders.local_embedder:LocalOnnxEmbedder."
 _R = "memory_core.usecases.retrieve:"
 PHASES = (  # (target, label); the labels are keys of results.json
     ("memory_core.usecases.session_start:SessionStart.run", "other (session glue: first-run check, metadata, leases)"),
@@ -31,8 +31,8 @@ PHASES = (  # (target, label); the labels are keys of results.json
     (_S + "__init__", "open store (header check, connect, migrate check)"),
     (_S + "count", "count()"),
     (_S + "vectors_version", "vectors_version()"),
-    ("memory_adapters.git_context_source:GitProjectContextSource.collect", "context (feature files + git)"),
-    ("memory_apps.session_setup:embedding_plan", "embedding plan (pinned space, build embedder)"),
+    ("memory_adapters.project.git_context_source:GitProjectContextSource.collect", "context (feature files + git)"),
+    ("memory_apps.wiring.session_setup:embedding_plan", "embedding plan (pinned space, build embedder)"),
     (_R + "RetrieveAndRank.rank", "ranking glue (pinned space, pending count, dicts)"),
     (_S + "ranking_stats", "stats load (ranking_stats)"),
     (_L + "_load", "model load (import onnxruntime + tokenizers, session)"),
@@ -44,9 +44,9 @@ PHASES = (  # (target, label); the labels are keys of results.json
     (_R + "final_scores", "scoring (final_scores)"),
     (_R + "select_by_scores", "selection (select_by_scores)"),
     (_S + "get_many", "fetch selected entries"),
-    ("memory_apps.injection:render_semantic_block", "render block"),
+    ("memory_apps.session.injection:render_semantic_block", "render block"),
     (_S + "record_recall", "recall tracking (UPDATE)"),
-    ("memory_apps.injection:write_tracking", "tracking file"),
+    ("memory_apps.session.injection:write_tracking", "tracking file"),
 )
 
 

@@ -3,7 +3,7 @@ stored-vector path runs without onnxruntime or tokenizers."""
 
 import random
 
-import memory_apps.hook_wiring as hook_wiring
+import memory_apps.wiring.hook_wiring as hook_wiring
 
 
 class StubLocalEmbedder:

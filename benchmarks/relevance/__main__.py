@@ -45,9 +45,9 @@ def set_signals(relevance_set, workdir: str):
     """Store the set as the product does; return the Scorer, per query its Signals and judgements, and the
     store (open: the product's `relevance` ranking reads cited files from it; the caller closes it)."""
     from memory_apps.config import MemoryConfig
-    from memory_apps.container import build_container, embedding_plan
-    from memory_apps.retrieval_setup import retrieval_index
-    from memory_core.scoring import Weights
+    from memory_apps.wiring.container import build_container, embedding_plan
+    from memory_apps.wiring.retrieval_setup import retrieval_index
+    from memory_core.ranking.scoring import Weights
     from memory_core.usecases.retrieve import RetrieveAndRank
 
     built = build_store(relevance_set, workdir)

@@ -28,10 +28,10 @@ SAMPLES = 10
 
 def label_bank(bank: Path) -> tuple[list, list[list[str]], float]:
     """The bank's drafts, the labels the local tier gives each, and the CPU milliseconds that took."""
-    from memory_adapters.extractive_keyword_generator import LocalExtractiveKeywordGenerator
-    from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
-    from memory_core.keyword_tiers import Tier, TieredKeywords
-    from memory_core.legacy import deduplicate
+    from memory_adapters.keywords.extractive_keyword_generator import LocalExtractiveKeywordGenerator
+    from memory_adapters.markdown.knowledge_bank import MarkdownKnowledgeBankReader
+    from memory_core.policies.keyword_tiers import Tier, TieredKeywords
+    from memory_core.ranking.legacy import deduplicate
 
     drafts = [e.to_draft("bank") for e in deduplicate(MarkdownKnowledgeBankReader(warn_unknown=False).read(
         str(bank), "local"))]
@@ -43,9 +43,9 @@ def label_bank(bank: Path) -> tuple[list, list[list[str]], float]:
 
 def summary(drafts: list, labels: list[list[str]]) -> dict:
     """Counts a reader checks: labels per entry, AC5 (3-10, 3 grounded, none generic), stopword hits."""
-    from memory_adapters.keyword_stopwords import is_stopword
-    from memory_core.keyword_tiers import grounded
-    from memory_core.keywords import GENERIC_WORDS
+    from memory_adapters.keywords.stopwords import is_stopword
+    from memory_core.policies.keyword_tiers import grounded
+    from memory_core.entries.keywords import GENERIC_WORDS
 
     counts = [len(k) for k in labels]
     ac5 = [3 <= len(k) <= 10 and sum(grounded(x, f"{d.description}\n{d.reasoning}") for x in k) >= 3

@@ -10,9 +10,9 @@ from typing import Callable
 import numpy as np
 
 from benchmarks.relevance.signals import Signals
-from memory_core.code_references import reference_scores
-from memory_core.relevance_fusion import RelevanceTuning, min_max, relevance_scores
-from memory_core.scoring import Weights, final_scores
+from memory_core.ranking.code_references import reference_scores
+from memory_core.ranking.relevance_fusion import RelevanceTuning, min_max, relevance_scores
+from memory_core.ranking.scoring import Weights, final_scores
 
 Method = Callable[[Signals, "Scorer"], dict[str, float]]
 RRF_K = 60

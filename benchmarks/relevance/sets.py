@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Optional
 
-from memory_core.models import EntryDraft
+from memory_core.entries.models import EntryDraft
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -67,8 +67,8 @@ def _draft(item: dict, source: str = "retro") -> EntryDraft:
 
 
 def _bank_entries():
-    from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
-    from memory_core.legacy import deduplicate
+    from memory_adapters.markdown.knowledge_bank import MarkdownKnowledgeBankReader
+    from memory_core.ranking.legacy import deduplicate
 
     return deduplicate(MarkdownKnowledgeBankReader(warn_unknown=False).read(str(BANK_HEAD), "local"))
 

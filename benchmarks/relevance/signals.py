@@ -9,9 +9,9 @@ from typing import Optional
 import numpy as np
 
 from benchmarks.relevance.sets import Session
-from memory_core.context_query import compose_context_query, query_passages, text_passages
+from memory_core.ranking.context_query import compose_context_query, query_passages, text_passages
 from memory_core.ports.context_source import ProjectContext
-from memory_core.relevance_fusion import PassageSignals
+from memory_core.ranking.relevance_fusion import PassageSignals
 
 
 def context_query(session: Session) -> str:

@@ -22,7 +22,7 @@ from statistics import mean
 from benchmarks.relevance.__main__ import ROOT, rank_all, set_signals
 from benchmarks.relevance.methods import METHODS, SINGLE_SIGNALS
 from benchmarks.relevance.sets import all_sets, chosen_sets
-from memory_core.relevance_fusion import RelevanceTuning
+from memory_core.ranking.relevance_fusion import RelevanceTuning
 
 RESULTS = ROOT / "benchmarks" / "relevance" / "results" / "tuning.json"
 GRID = {"passage_keyword": (0.5, 0.75, 1.0), "passage_best": (0.3, 0.5, 0.7), "whole": (0.25, 0.5, 1.0),

@@ -47,7 +47,7 @@ TOPICS = ("retry", "parser", "cache", "migration", "fixture", "deploy", "schema"
 def synthetic_rows(count: int, seed: int = 11) -> list[tuple]:
     """`count` entry rows (without the embedding column), identical for every database of this size and seed.
     Not cached: 100k live row tuples would slow the garbage collector during the in-process timings."""
-    from memory_core.hashing import content_hash
+    from memory_core.entries.hashing import content_hash
 
     rng = np.random.default_rng(seed)
     vocab = np.array(VOCAB)
@@ -131,8 +131,8 @@ def copy_bank(source: Path, project: Path) -> None:
 
 def context_query_text() -> str:
     """The context query the injector composes for the benchmark project (no git)."""
-    from memory_adapters.git_context_source import _prose
-    from memory_core.context_query import compose_context_query
+    from memory_adapters.project.git_context_source import _prose
+    from memory_core.ranking.context_query import compose_context_query
     from memory_core.ports.context_source import ProjectContext
 
     description = " ".join(_prose(SPEC_TEXT).split()[:100])

@@ -24,7 +24,7 @@ INTRO = """\
 
     - **floor**: a script that imports numpy + sqlite3, `SELECT id, embedding FROM entries`, stacks the
       BLOBs, one matmul with a random query, prints 20 ids.
-    - **model floor**: a script that imports `memory_adapters.local_embedder.LocalOnnxEmbedder`, loads the
+    - **model floor**: a script that imports `memory_adapters.embedders.local_embedder.LocalOnnxEmbedder`, loads the
       bundled model (onnxruntime + tokenizers) and embeds the context query once.
     - **(a) keyword**: `memory_embedding_provider: none` (FTS5 + prominence).
     - **(b) vector, local model**: `memory_embedding_provider: local` — the full hook path (a new context

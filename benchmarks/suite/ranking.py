@@ -87,7 +87,7 @@ def _measure(db: Path, built: dict, query_text: str, repeat: int) -> dict:
     from dependency_injector import providers
 
     from memory_apps.config import MemoryConfig
-    from memory_apps.container import build_container, embedding_plan, retrieval_for
+    from memory_apps.wiring.container import build_container, embedding_plan, retrieval_for
 
     query = np.random.default_rng(3).standard_normal(BENCH_SPACE[2]).astype(np.float32)
     query /= np.linalg.norm(query)

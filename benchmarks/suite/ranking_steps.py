@@ -47,10 +47,10 @@ def ranking_steps(db: Path, store, use_case, embedder, query: np.ndarray,
     """(label, call) for every step, and what the context matched; the inputs are computed once, after a first
     run that builds any vector cache the index keeps. Releases them (and the side copy) on exit."""
     from memory_adapters.system_clock import SystemClock
-    from memory_apps.injection import render_semantic_block
-    from memory_core.fts_query import sanitise_fts_query
-    from memory_core.scoring import Weights, final_scores
-    from memory_core.selection import select_by_scores
+    from memory_apps.session.injection import render_semantic_block
+    from memory_core.ranking.fts_query import sanitise_fts_query
+    from memory_core.ranking.scoring import Weights, final_scores
+    from memory_core.ranking.selection import select_by_scores
     from memory_core.usecases.retrieve import KEYWORD_CANDIDATES
 
     match = sanitise_fts_query(query_text)

@@ -91,7 +91,7 @@ def _wait_for_import(db: Path, expected: int, give_up_s: float = 120.0) -> float
 
 
 def _stop_background(store: Path) -> None:
-    from memory_adapters.file_leases import FileLeases
+    from memory_adapters.shared_work.file_leases import FileLeases
 
     for holder in FileLeases(str(store)).holders():
         try:

@@ -25,7 +25,7 @@ def hook_10k(report: Report, env: dict, base: Path, store: Path, project: Path, 
     optimised copy; the other runs see an empty cache directory."""
     commands = {"floor": proc("floor", str(store / "memory.db")), "model_floor": proc("model_floor", query),
                 "cached": injector(project, store)}
-    from memory_adapters.local_embedder import LocalOnnxEmbedder
+    from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder
 
     if "cache_dir" in inspect.signature(LocalOnnxEmbedder).parameters:
         commands["model_floor_optimised"] = proc("model_floor", query, str(base / "model-cache"))

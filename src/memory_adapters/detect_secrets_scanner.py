@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable, Iterable, Optional
 
-from memory_core.redaction import Detector, add_detector
+from memory_core.safety.redaction import Detector, add_detector
 
 # Every plugin of detect-secrets 1.5 except two tuned out for engineering notes: HexHighEntropyString (commit
 # SHAs and content hashes are hex) and IPPublicDetector (an address is not a credential).

@@ -8,7 +8,7 @@ import re
 import sys
 from typing import Optional, Sequence
 
-from memory_apps.commands_session import add_hook, add_inject, add_serve
+from memory_apps.commands.session import add_hook, add_inject, add_serve
 
 EXIT_CLOSED_PIPE = 128 + 13  # what a shell reports for git when its reader left: 128 + SIGPIPE
 # src/memory_apps/cli.py -> the checkout's pyproject.toml, for a source tree run without installing it
@@ -93,13 +93,14 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         return parser
     # The other commands' modules (writer, doctor, pydantic models...) load only here: a session start's clock runs
     # from its process start, and on a busy laptop these imports cost it a few hundred milliseconds.
-    from memory_apps import install_claude, writer
-    from memory_apps.bank_report import add_command as add_trust_command
-    from memory_apps.commands_embedding import add_commands
-    from memory_apps.commands_entries import add_commands as add_entry_commands
-    from memory_apps.commands_import import add_command as add_import_command
-    from memory_apps.commands_maintain import add_command as add_maintain_command
-    from memory_apps.commands_migrate import add_command as add_migrate_command
+    from memory_apps import writer
+    from memory_apps.claude import install as install_claude
+    from memory_apps.commands.trust import add_command as add_trust_command
+    from memory_apps.commands.embedding import add_commands
+    from memory_apps.commands.entries import add_commands as add_entry_commands
+    from memory_apps.commands.importing import add_command as add_import_command
+    from memory_apps.commands.maintain import add_command as add_maintain_command
+    from memory_apps.commands.migrate import add_command as add_migrate_command
 
     add_inject(commands, fmt)
     write = commands.add_parser("write", help="store one learning from JSON (what the retro skill runs)",
@@ -139,7 +140,7 @@ def _run(arguments: list[str]) -> int:
         failed = exc.code not in (0, None)  # --help and --version print only themselves
         if arguments[:1] == ["hook"]:
             if failed:
-                from memory_apps.claude_hook import hook_output
+                from memory_apps.session.claude_hook import hook_output
 
                 print(hook_output(""))  # Claude Code still gets valid hook JSON
             return 0

@@ -10,7 +10,7 @@ import sys
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from memory_apps.container_config import DB_FILENAME, DEFAULT_GLOBAL_STORE
+from memory_apps.wiring.container_config import DB_FILENAME, DEFAULT_GLOBAL_STORE
 
 if TYPE_CHECKING:
     import argparse
@@ -59,8 +59,8 @@ def build_parser(prog: Optional[str] = PROG) -> argparse.ArgumentParser:
 
 def inject(args: argparse.Namespace) -> int:
     """Run the injection for parsed arguments; prints only the block, never raises, always returns 0."""
-    from memory_apps.injection import print_block
-    from memory_apps.session_shell import answer_session, session_deadline
+    from memory_apps.session.injection import print_block
+    from memory_apps.session.shell import answer_session, session_deadline
 
     fast_exit = args_fast_exit(args)
     answer_session(args.project_root or current_directory(), args.global_store, args.limit,

@@ -10,15 +10,15 @@ from typing import Optional
 
 from pydantic import ValidationError
 
-from memory_adapters.project_identity import project_scopes
+from memory_adapters.project.identity import project_scopes
 from memory_apps.config import MemoryConfig, load_config
-from memory_apps.container import Container, build_container, keep_snapshot, open_store_recovering, prepare_write
-from memory_apps.embedding_jobs import embed_after_write
-from memory_apps.retrieval_setup import KeptRetrieval
-from memory_apps.store_paths import global_store_dir, missing_store
+from memory_apps.wiring.container import Container, build_container, keep_snapshot, open_store_recovering, prepare_write
+from memory_apps.commands.embedding_jobs import embed_after_write
+from memory_apps.wiring.retrieval_setup import KeptRetrieval
+from memory_apps.wiring.store_paths import global_store_dir, missing_store
 from memory_core.errors import StoreNotFound
-from memory_core.models import Entry, EntryDraft
-from memory_core.request_checks import MAX_LIMIT, check_category, check_limit, check_query, plain_error
+from memory_core.entries.models import Entry, EntryDraft
+from memory_core.entries.request_checks import MAX_LIMIT, check_category, check_limit, check_query, plain_error
 from memory_core.usecases.remember import Remembered
 from memory_core.usecases.retrieve import Retrieval
 
@@ -134,7 +134,7 @@ class MemoryService:
     def resolve_id(self, text: str) -> Optional[str]:
         """The full id an id or unique prefix (4+ hex characters) names, or None; InvalidEntry for a malformed id,
         AmbiguousId (an InvalidEntry) for a prefix several entries share."""
-        from memory_core.entry_ids import resolve_entry_id
+        from memory_core.policies.entry_ids import resolve_entry_id
 
         with self._lock:
             return resolve_entry_id(self.container.store(), text)
@@ -171,8 +171,8 @@ class MemoryService:
 
     def inject(self, limit: int = 20) -> str:
         """The session-start memory block for this project; InvalidEntry for a limit outside 1..100."""
-        from memory_apps.injection import InjectRequest, run_injection
-        from memory_apps.session_shell import session_deadline
+        from memory_apps.session.injection import InjectRequest, run_injection
+        from memory_apps.session.shell import session_deadline
 
         limit = check_limit(limit, MAX_LIMIT)
         with self._lock:

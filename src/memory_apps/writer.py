@@ -12,9 +12,9 @@ import re
 import sys
 from typing import Any, Optional, Sequence
 
-from memory_apps.formatting import EXIT_DATABASE, EXIT_INVALID, database_failed, fail
-from memory_apps.store_paths import STORE_HELP
-from memory_core.inert import one_line
+from memory_apps.commands.formatting import EXIT_DATABASE, EXIT_INVALID, database_failed, fail
+from memory_apps.wiring.store_paths import STORE_HELP
+from memory_core.safety.inert import one_line
 
 EXIT_OK = 0
 MAX_ENTRY_BYTES = 256 * 1024
@@ -106,7 +106,7 @@ def read_entry(args: argparse.Namespace) -> dict[str, Any]:
 
 def describe_validation_error(exc: Exception) -> str:
     """One line per bad field, e.g. `category: Input should be 'anti-patterns', ...` (secrets redacted)."""
-    from memory_core.redaction import redact_secrets
+    from memory_core.safety.redaction import redact_secrets
 
     lines = []
     for error in exc.errors():  # type: ignore[attr-defined]
@@ -121,11 +121,11 @@ def write(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from memory_apps.config import load_config
-    from memory_apps.container import build_container, keep_snapshot, open_store_recovering
-    from memory_apps.embedding_jobs import embed_after_write
-    from memory_apps.store_paths import global_store_dir, missing_project
+    from memory_apps.wiring.container import build_container, keep_snapshot, open_store_recovering
+    from memory_apps.commands.embedding_jobs import embed_after_write
+    from memory_apps.wiring.store_paths import global_store_dir, missing_project
     from memory_core.errors import StorageError
-    from memory_core.models import EntryDraft
+    from memory_core.entries.models import EntryDraft
 
     try:
         draft = EntryDraft.model_validate(read_entry(args))
@@ -169,10 +169,10 @@ def mentioned_first(paths: Sequence[str], text: str) -> list[str]:
 
 def references_from_git(project_root: str, text: str) -> list[str]:
     """Up to 20 files the feature branch changed, those `text` mentions first; secret-looking paths left out."""
-    from memory_adapters.git_context_source import feature_branch_files
-    from memory_core.deadline import Deadline, MonotonicTicker
-    from memory_core.models import MAX_REFERENCE_LENGTH
-    from memory_core.redaction import contains_secret
+    from memory_adapters.project.git_context_source import feature_branch_files
+    from memory_core.session.deadline import Deadline, MonotonicTicker
+    from memory_core.entries.models import MAX_REFERENCE_LENGTH
+    from memory_core.safety.redaction import contains_secret
 
     deadline = Deadline.after(MonotonicTicker(), GIT_REFERENCES_TIMEOUT_S)
     references: list[str] = []
@@ -188,7 +188,7 @@ def with_git_references(draft, project_root: str):
     """The draft with references from the feature branch's diff, validated like the caller's own."""
     from pydantic import ValidationError
 
-    from memory_core.models import EntryDraft
+    from memory_core.entries.models import EntryDraft
 
     found = references_from_git(project_root, "\n".join((draft.name, draft.description, draft.reasoning)))
     if not found:
@@ -203,10 +203,10 @@ def with_git_references(draft, project_root: str):
 
 def _markdown_only(draft, global_store: str, project_root: str) -> int:
     """memory_semantic_enabled: false — write the markdown files only, no database (spec 001 D9.6)."""
-    from memory_apps.adapter_factories import markdown_audit_trail, system_clock
-    from memory_core.records import Entry
+    from memory_apps.wiring.adapter_factories import markdown_audit_trail, system_clock
+    from memory_core.entries.records import Entry
 
-    from memory_adapters.store_privacy import make_store_private
+    from memory_adapters.store.privacy import make_store_private
 
     entry = Entry.from_draft(draft, system_clock().now())
     notice = make_store_private(global_store)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory_core.keyword_tiers import grounded
-from memory_core.keywords import GENERIC_WORDS, valid_keyword
+from memory_core.policies.keyword_tiers import grounded
+from memory_core.entries.keywords import GENERIC_WORDS, valid_keyword
 
 
 @dataclass(frozen=True)

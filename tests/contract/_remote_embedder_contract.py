@@ -10,7 +10,7 @@ from typing import Optional
 
 import pytest
 
-from memory_core.embedding import NormalisingEmbedder
+from memory_core.embedding.normalising import NormalisingEmbedder
 from memory_core.errors import EmbeddingError, ProviderUnavailable, RateLimited
 from tests.contract._embedding_service import FakeEmbeddingService
 

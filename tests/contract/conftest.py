@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_adapters.store.sqlite.store import SqliteEntryStore
 from tests.fakes import InMemoryEntryStore
 
 
@@ -25,7 +25,7 @@ def make_store(request, tmp_path):
         if backend == "sqlite":
             store = SqliteEntryStore(str(tmp_path / "memory.db"), enable_fts5=keyword_search)
         elif backend == "postgres":
-            from memory_adapters.postgres_store import PostgresEntryStore
+            from memory_adapters.store.postgres.store import PostgresEntryStore
 
             if "url" not in urls:
                 urls["url"] = request.getfixturevalue("postgres_url")

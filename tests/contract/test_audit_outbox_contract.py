@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from memory_adapters.audit_watermark import advance_watermark
-from memory_core.models import EntryDraft
+from memory_adapters.markdown.audit_watermark import advance_watermark
+from memory_core.entries.models import EntryDraft
 from memory_core.ports.audit_outbox import AuditOutbox
 from tests.fakes import T0
 

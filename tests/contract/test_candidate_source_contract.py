@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from memory_core.models import EntryDraft, EntryStats
+from memory_core.entries.models import EntryDraft, EntryStats
 from memory_core.ports.candidate_source import CandidateSource
 from tests.fake_candidate_store import CandidateEntryStore
 from tests.fakes import T0

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from memory_adapters.git_context_source import GitProjectContextSource
+from memory_adapters.project.git_context_source import GitProjectContextSource
 from memory_core.ports import ProjectContext, ProjectContextSource
 from tests.fakes import FakeContextSource
 
@@ -153,7 +153,7 @@ class TestGitProjectContextSource(ProjectContextSourceContract):
 
     def test_git_is_not_started_once_the_deadline_has_passed(self, tmp_path, monkeypatch):
         """A session whose deadline is (nearly) gone skips git and keeps every other signal."""
-        from memory_core.deadline import Deadline
+        from memory_core.session.deadline import Deadline
         from tests.fakes import FakeTicker
 
         repo_with_commits(tmp_path, 5)
@@ -169,7 +169,7 @@ class TestGitProjectContextSource(ProjectContextSourceContract):
                                                                                  phase="design")
 
     def test_git_gets_no_more_time_than_the_deadline_leaves(self, tmp_path, monkeypatch):
-        from memory_core.deadline import Deadline
+        from memory_core.session.deadline import Deadline
         from tests.fakes import FakeTicker
 
         repo_with_commits(tmp_path, 2)

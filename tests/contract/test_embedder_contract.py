@@ -14,15 +14,15 @@ import shutil
 import httpx2
 import pytest
 
-from memory_adapters.gemini_embedder import GeminiEmbedder
-from memory_adapters.local_embedder import LocalOnnxEmbedder, bundled_model_path
-from memory_adapters.ollama_embedder import OllamaEmbedder
-from memory_adapters.openai_embedder import OpenAIEmbedder
-from memory_adapters.provider_errors import map_vendor_error
-from memory_adapters.voyage_embedder import VoyageEmbedder
-from memory_core.embedding import NormalisingEmbedder
+from memory_adapters.embedders.gemini_embedder import GeminiEmbedder
+from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder, bundled_model_path
+from memory_adapters.embedders.ollama_embedder import OllamaEmbedder
+from memory_adapters.embedders.openai_embedder import OpenAIEmbedder
+from memory_adapters.embedders.provider_errors import map_vendor_error
+from memory_adapters.embedders.voyage_embedder import VoyageEmbedder
+from memory_core.embedding.normalising import NormalisingEmbedder
 from memory_core.errors import EmbeddingError, ProviderUnavailable, RateLimited
-from memory_core.models import EntryDraft
+from memory_core.entries.models import EntryDraft
 from memory_core.ports.embedder import Embedder
 from memory_core.usecases.embed_pending import EmbedPending
 from tests.contract._embedding_service import FakeEmbeddingService

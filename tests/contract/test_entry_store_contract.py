@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from memory_adapters.float32_vectors import pack_vector
-from memory_adapters.postgres_store import PostgresEntryStore
-from memory_core.models import EntryDraft
+from memory_adapters.vectors.float32 import pack_vector
+from memory_adapters.store.postgres.store import PostgresEntryStore
+from memory_core.entries.models import EntryDraft
 from memory_core.ports import EmbeddingStore, EntryStore, KeywordIndex
 from tests._shared_prefix import sharing_a_prefix
 from tests.fakes import T0

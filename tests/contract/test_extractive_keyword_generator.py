@@ -7,12 +7,12 @@ import statistics
 
 import pytest
 
-from memory_adapters.extractive_keyword_generator import LocalExtractiveKeywordGenerator
-from memory_adapters.keyword_stopwords import is_stopword
-from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
-from memory_core.keyword_tiers import Tier, TieredKeywords
-from memory_core.keywords import GENERIC_WORDS
-from memory_core.legacy import deduplicate
+from memory_adapters.keywords.extractive_keyword_generator import LocalExtractiveKeywordGenerator
+from memory_adapters.keywords.stopwords import is_stopword
+from memory_adapters.markdown.knowledge_bank import MarkdownKnowledgeBankReader
+from memory_core.policies.keyword_tiers import Tier, TieredKeywords
+from memory_core.entries.keywords import GENERIC_WORDS
+from memory_core.ranking.legacy import deduplicate
 from tests.conftest import shared_fixture
 from tests.contract._keyword_cases import ac5_violations
 
@@ -108,7 +108,7 @@ def test_real_bank_labels_include_phrases_and_identifiers(bank_labels):
 
 def test_the_apps_tiers_show_a_failing_tier_on_stderr_and_store_no_keywords(monkeypatch, capsys):
     """The core only reports a tier's failure; the keyword tiers the apps build print it for the user."""
-    from memory_apps.keyword_setup import build_keyword_tiers
+    from memory_apps.wiring.keyword_setup import build_keyword_tiers
     from memory_core.errors import KeywordGenerationError
 
     def offline(self, name, description, reasoning, category):

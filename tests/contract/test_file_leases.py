@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from memory_adapters.file_leases import FileLeases
+from memory_adapters.shared_work.file_leases import FileLeases
 
 HOLDER = textwrap.dedent("""\
     import signal, sys
-    from memory_adapters.file_leases import FileLeases
+    from memory_adapters.shared_work.file_leases import FileLeases
     leases = FileLeases(sys.argv[1])
     print("held" if leases.claim(sys.argv[2]) else "refused", flush=True)
     signal.pause()  # held until the test kills this process, however long the test takes

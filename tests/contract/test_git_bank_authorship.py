@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_adapters.git_bank_authorship import GitBankAuthorship
+from memory_adapters.project.git_bank_authorship import GitBankAuthorship
 from memory_core.ports.bank_authorship import LOCAL, OTHERS, OWN, UNKNOWN, BankAuthorship
 
 ALL = ["anti-patterns", "heuristics", "patterns"]
@@ -101,7 +101,7 @@ def test_a_repository_without_commits_yet_is_local(tmp_path, home):
 def test_both_git_calls_share_one_budget_and_a_late_email_is_unknown(tmp_path, home, monkeypatch):
     """A log that used the whole budget leaves the email lookup no time: the user's own file is then unknown
     (judged again later), never somebody else's."""
-    import memory_adapters.git_bank_authorship as adapter
+    import memory_adapters.project.git_bank_authorship as adapter
 
     root = tmp_path / "repo"
     _write(root, "patterns.md")

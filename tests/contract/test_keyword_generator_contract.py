@@ -12,12 +12,12 @@ import threading
 import httpx2
 import pytest
 
-from memory_adapters.extractive_keyword_generator import LocalExtractiveKeywordGenerator
-from memory_adapters.haiku_keyword_generator import HaikuKeywordGenerator
-from memory_adapters.ollama_keyword_generator import OllamaKeywordGenerator
+from memory_adapters.keywords.extractive_keyword_generator import LocalExtractiveKeywordGenerator
+from memory_adapters.keywords.haiku_keyword_generator import HaikuKeywordGenerator
+from memory_adapters.keywords.ollama_keyword_generator import OllamaKeywordGenerator
 from memory_core.errors import KeywordGenerationError
-from memory_core.keyword_tiers import Tier, TieredKeywords
-from memory_core.keywords import GENERIC_WORDS
+from memory_core.policies.keyword_tiers import Tier, TieredKeywords
+from memory_core.entries.keywords import GENERIC_WORDS
 from memory_core.ports.keyword_generator import KeywordGenerator
 from tests.contract._keyword_cases import CASES, TITLE_ONLY, ac5_violations
 from tests.contract._keyword_servers import FakeLLM, anthropic_transport, ollama_generate_transport

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memory_core.fts_query import sanitise_fts_query
-from memory_core.models import EntryDraft
+from memory_core.ranking.fts_query import sanitise_fts_query
+from memory_core.entries.models import EntryDraft
 from memory_core.ports import KeywordIndex
 from tests.fakes import T0
 
@@ -123,7 +123,7 @@ class TestPostgresKeywordIndex(KeywordIndexContract):
         assert set(search(store, "Übersicht")) == {entry_id}
 
     def test_search_can_use_the_gin_index(self, store):
-        from memory_adapters.postgres_search import _SEARCH
+        from memory_adapters.store.postgres.search import _SEARCH
 
         def plan(conn):
             conn.execute("SET LOCAL enable_seqscan = off")  # a tiny table is scanned; a large one is not

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
-from memory_core.knowledge import KnowledgeEntry
-from memory_core.models import CATEGORIES
+from memory_adapters.markdown.knowledge_bank import MarkdownKnowledgeBankReader
+from memory_core.entries.knowledge import KnowledgeEntry
+from memory_core.entries.models import CATEGORIES
 from memory_core.ports import KnowledgeBankReader
 from tests.conftest import shared_fixture
 from tests.fakes import FakeKnowledgeBankReader

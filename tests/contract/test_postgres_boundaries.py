@@ -10,19 +10,19 @@ import threading
 
 import pytest
 
-from memory_adapters.postgres_connection import masked_url
+from memory_adapters.store.postgres.connection import masked_url
 from memory_core.errors import StorageError
 
 
 def test_the_core_and_the_sqlite_path_never_import_psycopg():
-    code = ("import sys, memory_core.usecases, memory_adapters.sqlite_store, memory_adapters.numpy_vector_index; "
+    code = ("import sys, memory_core.usecases, memory_adapters.store.sqlite.store, memory_adapters.vectors.numpy_vector_index; "
             "print(sorted(m for m in sys.modules if m.startswith('psycopg')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
 def test_without_the_extra_the_error_names_the_install_command(monkeypatch):
-    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
 
     monkeypatch.setitem(sys.modules, "psycopg", None)
     with pytest.raises(StorageError, match=r"pip install 'iflow-memory\[postgres\]'"):
@@ -30,7 +30,7 @@ def test_without_the_extra_the_error_names_the_install_command(monkeypatch):
 
 
 def test_an_unreachable_server_is_a_storage_error_that_never_shows_the_password():
-    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
 
     with socket.socket() as probe:  # a local port nobody listens on
         probe.bind(("127.0.0.1", 0))
@@ -53,7 +53,7 @@ class _SlowConnection:
 
 
 def test_a_connection_that_does_not_come_in_time_is_given_up_and_closed_when_it_comes():
-    from memory_adapters.postgres_connection import _connect_within
+    from memory_adapters.store.postgres.connection import _connect_within
 
     release, late = threading.Event(), _SlowConnection()
     done = threading.Event()
@@ -74,7 +74,7 @@ def test_a_connection_that_does_not_come_in_time_is_given_up_and_closed_when_it_
 
 
 def test_a_connection_that_comes_in_time_is_handed_over_open():
-    from memory_adapters.postgres_connection import _connect_within
+    from memory_adapters.store.postgres.connection import _connect_within
 
     ready = _SlowConnection()
     assert _connect_within(lambda: ready, 60) is ready and not ready.closed
@@ -94,7 +94,7 @@ def test_masked_url(url, shown):
 
 
 def test_a_password_libpq_cannot_parse_never_shows_in_the_error():
-    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
     from memory_core.errors import StorageError
 
     with pytest.raises(StorageError) as caught:

@@ -7,7 +7,7 @@ import multiprocessing
 
 import psycopg
 
-from memory_core.models import EntryDraft
+from memory_core.entries.models import EntryDraft
 from tests.fakes import T0
 
 PROCESSES = 4
@@ -22,7 +22,7 @@ def own(worker: int) -> EntryDraft:
 
 def reinforce(url: str, worker: int, start) -> None:
     """One process: ROUNDS times, reinforce the shared entry and its own, and recall the shared one."""
-    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
 
     store = PostgresEntryStore(url)
     start.wait()
@@ -35,7 +35,7 @@ def reinforce(url: str, worker: int, start) -> None:
 
 def open_store(url: str, start) -> None:
     """One process opening (and so migrating) the database as soon as all are ready."""
-    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
 
     start.wait()
     PostgresEntryStore(url).close()
@@ -70,7 +70,7 @@ def test_processes_opening_a_new_database_together_migrate_it_once(postgres_serv
         with psycopg.connect(url) as conn:
             versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
             entries = conn.execute("SELECT to_regclass('entries') IS NOT NULL").fetchone()[0]
-        from memory_adapters.postgres_schema import LATEST_VERSION
+        from memory_adapters.store.postgres.schema import LATEST_VERSION
 
         assert versions == list(range(1, LATEST_VERSION + 1)) and entries
     finally:

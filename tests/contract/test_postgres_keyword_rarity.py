@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from memory_adapters import postgres_search
-from memory_core.models import EntryDraft
+from memory_adapters.store.postgres import search as postgres_search
+from memory_core.entries.models import EntryDraft
 from tests.fakes import T0
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from memory_core.models import EntryDraft
+from memory_core.entries.models import EntryDraft
 from tests.fakes import T0
 
 
 def test_each_machine_replays_only_its_own_owed_markdown(postgres_url):
-    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
 
     alice = PostgresEntryStore(postgres_url, origin="alice-laptop:/home/alice/.claude/iflow/memory")
     bob = PostgresEntryStore(postgres_url, origin="bob-desktop:/home/bob/.claude/iflow/memory")

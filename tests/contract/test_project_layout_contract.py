@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memory_adapters.git_project_layout import GitProjectLayout
-from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
-from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
-from memory_core.models import EntryDraft
+from memory_adapters.project.git_project_layout import GitProjectLayout
+from memory_adapters.markdown.audit_trail import MarkdownAuditTrail
+from memory_adapters.markdown.knowledge_bank import MarkdownKnowledgeBankReader
+from memory_core.entries.models import EntryDraft
 from memory_core.ports import ProjectLayout
-from memory_core.records import Entry
+from memory_core.entries.records import Entry
 from tests.fakes import FakeProjectLayout
 
 

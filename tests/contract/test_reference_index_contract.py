@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory_apps.config import load_config
-from memory_core.models import EntryDraft
+from memory_core.entries.models import EntryDraft
 from memory_core.ports.reference_index import ReferenceIndex
 from tests.fakes import T0
 

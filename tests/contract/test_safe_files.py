@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from memory_adapters.markdown_audit_trail import MarkdownAuditTrail
-from memory_adapters.safe_files import (PRIVATE, UnsafeFile, atomic_write_bytes, atomic_write_text,
+from memory_adapters.markdown.audit_trail import MarkdownAuditTrail
+from memory_adapters.fs.safe_files import (PRIVATE, UnsafeFile, atomic_write_bytes, atomic_write_text,
                                         read_text_no_follow, replacing, write_private_no_follow)
-from memory_adapters.temp_files import temp_path
-from memory_apps.tracking import TRACKING_FILENAME, write_tracking
-from memory_core.models import EntryDraft
-from memory_core.records import Entry
+from memory_adapters.fs.temp_files import temp_path
+from memory_apps.session.tracking import TRACKING_FILENAME, write_tracking
+from memory_core.entries.models import EntryDraft
+from memory_core.entries.records import Entry
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot a real key\n"
 

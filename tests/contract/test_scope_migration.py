@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.models import EntryDraft
+from memory_core.entries.models import EntryDraft
 from tests.fakes import T0
 
 ROWS = {  # description: (source, scope before)
@@ -41,7 +41,7 @@ def _check(store, ids: dict[str, str]) -> None:
 def test_sqlite_migration_11_widens_stored_rows_and_re_decides_banks(tmp_path):
     import sqlite3
 
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     path = str(tmp_path / "memory.db")
     store = SqliteEntryStore(path)
@@ -62,7 +62,7 @@ def test_sqlite_migration_11_widens_stored_rows_and_re_decides_banks(tmp_path):
 
 @pytest.mark.slow
 def test_postgres_migration_4_widens_stored_rows_and_re_decides_banks(postgres_url):
-    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
 
     store = PostgresEntryStore(postgres_url)
     ids = _fill(store)

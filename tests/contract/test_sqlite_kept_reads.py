@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from memory_adapters.numpy_vector_index import NumpyVectorIndex
-from memory_adapters.sqlite_store import SqliteEntryStore
-from memory_core.models import EntryDraft
+from memory_adapters.vectors.numpy_vector_index import NumpyVectorIndex
+from memory_adapters.store.sqlite.store import SqliteEntryStore
+from memory_core.entries.models import EntryDraft
 from tests.fakes import T0
 
 DIMS = 4

@@ -7,12 +7,12 @@ import sqlite3
 
 import pytest
 
-from memory_adapters import sqlite_schema
-from memory_adapters.sqlite_schema import LATEST_VERSION
-from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_adapters.store.sqlite import schema as sqlite_schema
+from memory_adapters.store.sqlite.schema import LATEST_VERSION
+from memory_adapters.store.sqlite.store import SqliteEntryStore
 from memory_core.errors import DatabaseCorrupt, StorageError
-from memory_core.fts_query import sanitise_fts_query
-from memory_core.models import EntryDraft
+from memory_core.ranking.fts_query import sanitise_fts_query
+from memory_core.entries.models import EntryDraft
 from tests.fakes import T0
 
 _STRIP = "REPLACE(REPLACE(REPLACE(REPLACE({}.keywords, '[\"', ''), '\"]', ''), '\",\"', ' '), '\"', '')"
@@ -190,7 +190,7 @@ def test_opening_twice_runs_each_migration_once(db, monkeypatch):
 
 def test_a_store_with_project_scopes_passes_sqlites_own_check(db):
     """quick_check is the corruption verdict: the schema must never make it complain about sound data."""
-    from memory_adapters.sqlite_health import quick_check
+    from memory_adapters.store.sqlite.health import quick_check
 
     store = SqliteEntryStore(str(db))
     entry_id = store.upsert(EntryDraft(name="n", description="Scoped twice.", category="patterns",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from memory_adapters.float32_vectors import pack_vector
-from memory_core.models import EntryDraft
+from memory_adapters.vectors.float32 import pack_vector
+from memory_core.entries.models import EntryDraft
 from memory_core.ports.staging_vector_store import StagingVectorStore
-from memory_core.space import EmbeddingSpace, pin_space, pinned_space, staged_space
+from memory_core.embedding.space import EmbeddingSpace, pin_space, pinned_space, staged_space
 from tests.fakes import T0
 
 OLD = EmbeddingSpace("fake", "old-model", 2)

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_adapters.float32_vectors import pack_vector, unpack_vector
-from memory_adapters.numpy_vector_index import NumpyVectorIndex
-from memory_adapters.postgres_vector_index import PostgresVectorIndex
-from memory_adapters.sqlite_store import SqliteEntryStore
-from memory_core.models import EntryDraft
+from memory_adapters.vectors.float32 import pack_vector, unpack_vector
+from memory_adapters.vectors.numpy_vector_index import NumpyVectorIndex
+from memory_adapters.vectors.postgres_vector_index import PostgresVectorIndex
+from memory_adapters.store.sqlite.store import SqliteEntryStore
+from memory_core.entries.models import EntryDraft
 from memory_core.ports import VectorIndex
-from memory_core.space import EmbeddingSpace, pin_space
+from memory_core.embedding.space import EmbeddingSpace, pin_space
 from tests.fakes import T0, FakeVectorIndex, InMemoryEntryStore
 
 DIMS = 4
@@ -159,8 +159,8 @@ class TestNumpyVectorIndexCache:
         assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.db", "memory.db-shm", "memory.db-wal"]
 
     def test_a_load_past_its_deadline_gives_up_and_keeps_nothing(self, tmp_path, monkeypatch):
-        import memory_adapters.numpy_vector_index as module
-        from memory_core.deadline import Deadline
+        import memory_adapters.vectors.numpy_vector_index as module
+        from memory_core.session.deadline import Deadline
         from tests.fakes import FakeTicker
 
         monkeypatch.setattr(module, "CHUNK_ROWS", 2)
@@ -184,7 +184,7 @@ class TestNumpyVectorIndexCache:
         import os
         import time
 
-        from memory_adapters.temp_files import remove_abandoned_temps
+        from memory_adapters.fs.temp_files import remove_abandoned_temps
 
         store = self.stored(tmp_path)
         cache = tmp_path / "memory.db.vectors"
@@ -195,7 +195,7 @@ class TestNumpyVectorIndexCache:
         legacy.write_bytes(b"x" * 1000)
         old = time.time() - 3600
         os.utime(legacy, (old, old))
-        from memory_adapters.temp_files import temp_path
+        from memory_adapters.fs.temp_files import temp_path
 
         mine = Path(temp_path(str(cache)))
         mine.write_bytes(b"in progress")

@@ -6,8 +6,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from memory_adapters.markdown_knowledge_bank import parse_file
-from memory_core.records import CATEGORIES
+from memory_adapters.markdown.knowledge_bank import parse_file
+from memory_core.entries.records import CATEGORIES
 
 # The fields the markdown audit trail carries (recall counts and vectors live in the database and snapshots).
 FIELDS = ("name", "description", "reasoning", "category", "observation_count", "confidence", "keywords",

@@ -59,7 +59,7 @@ class Backend:
         names it (password masked)."""
         if self.url is None:
             return str(store / "memory.db")
-        from memory_adapters.postgres_connection import masked_url
+        from memory_adapters.store.postgres.connection import masked_url
 
         return masked_url(self.url)
 

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from memory_apps import install_claude
+from memory_apps.claude import install as install_claude
 from tests.integration._helpers import PYTHON
 
 VENV_BIN = str(Path(PYTHON).parent)

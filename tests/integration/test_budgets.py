@@ -14,7 +14,7 @@ from typing import Optional
 
 import pytest
 
-from memory_apps.injection import FENCE
+from memory_apps.session.injection import FENCE
 from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, diagnostic_line, entry_headers, write_settings
 
 pytestmark = pytest.mark.slow
@@ -207,7 +207,7 @@ def test_slow_embedding_provider_degrades_within_the_hook_budget(tmp_path, home)
     write_settings(project, embedding_provider="none")
     inject(project, store, home)  # first session: imports the bank
     # Pin the database to an Ollama space with a vector per entry, so the session must embed its query there.
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     db = SqliteEntryStore(str(store / "memory.db"))
     for key, value in (("embedding_provider", "ollama"), ("embedding_model", "nomic-embed-text"),

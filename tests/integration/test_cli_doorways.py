@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from memory_apps import cli, injector, writer
-from memory_apps.progress import ProgressBar
-from memory_core.hashing import content_hash
+from memory_apps.commands.progress import ProgressBar
+from memory_core.entries.hashing import content_hash
 from tests._shared_prefix import sharing_a_prefix
 from tests.integration._backend import Backend
 from tests.integration._helpers import write_settings

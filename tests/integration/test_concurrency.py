@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_adapters.float32_vectors import pack_vector
-from memory_core.hashing import content_hash
+from memory_adapters.vectors.float32 import pack_vector
+from memory_core.entries.hashing import content_hash
 from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows
 
 pytestmark = pytest.mark.slow
@@ -40,7 +40,7 @@ HUNG_S = 2 * TIMEOUT_S  # waits that only a hang outlasts: workers start, meet a
 
 
 def _draft(index: int, worker: int):
-    from memory_core.models import EntryDraft
+    from memory_core.entries.models import EntryDraft
 
     return EntryDraft(name=f"Shared learning {index}", description=POOL[index],
                       reasoning=f"Observed by worker {worker}.", category=CATEGORIES[index % 3], source="retro")
@@ -89,7 +89,7 @@ def stress_worker(db_path: str, worker: int, barrier, results) -> None:
     errors: list[str] = []
     done = 0
     try:
-        from memory_adapters.sqlite_store import SqliteEntryStore
+        from memory_adapters.store.sqlite.store import SqliteEntryStore
 
         store = SqliteEntryStore(db_path)
         barrier.wait(timeout=HUNG_S)
@@ -110,8 +110,8 @@ def reembed_worker(db_path: str, barrier, results) -> None:
     errors: list[str] = []
     promoted = False
     try:
-        from memory_adapters.sqlite_store import SqliteEntryStore
-        from memory_core.space import EmbeddingSpace
+        from memory_adapters.store.sqlite.store import SqliteEntryStore
+        from memory_core.embedding.space import EmbeddingSpace
 
         store = SqliteEntryStore(db_path)
         space = EmbeddingSpace("stress", "stress-model", REEMBED_DIMS)
@@ -149,7 +149,7 @@ def _collect(processes, results, expected: int, timeout: float = HUNG_S) -> list
 
 def test_four_processes_times_two_hundred_mixed_writes_lose_nothing(tmp_path):
     db_path = str(tmp_path / "store" / "memory.db")
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     # Seed the pool so recall updates always hit existing rows: each entry starts at observation_count 1.
     seed = SqliteEntryStore(db_path)
@@ -226,8 +226,8 @@ def open_worker(db_paths: list[str], log_path: str, barrier, results) -> None:
     errors: list[str] = []
     versions: list[str] = []
     try:
-        import memory_adapters.sqlite_schema as schema
-        from memory_adapters.sqlite_store import SqliteEntryStore
+        import memory_adapters.store.sqlite.schema as schema
+        from memory_adapters.store.sqlite.store import SqliteEntryStore
 
         for number, migration in list(schema.MIGRATIONS.items()):
             def logged(conn, fts5, _migration=migration, _number=number):
@@ -250,8 +250,8 @@ def open_worker(db_paths: list[str], log_path: str, barrier, results) -> None:
 
 
 def test_processes_opening_a_new_database_together_migrate_it_once(tmp_path):
-    from memory_adapters.sqlite_schema import LATEST_VERSION, MIGRATIONS
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.sqlite.schema import LATEST_VERSION, MIGRATIONS
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     reference = SqliteEntryStore(str(tmp_path / "reference.db"))
     reference.close()

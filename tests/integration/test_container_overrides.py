@@ -11,10 +11,10 @@ from dependency_injector import providers
 
 from memory_apps import cli, writer
 from memory_apps.config import load_config
-from memory_apps.container import Container, build_container
-from memory_apps.injection import InjectRequest, run_injection
+from memory_apps.wiring.container import Container, build_container
+from memory_apps.session.injection import InjectRequest, run_injection
 from memory_apps.service import MemoryService
-from memory_core.deadline import Deadline, MonotonicTicker
+from memory_core.session.deadline import Deadline, MonotonicTicker
 from tests.fakes import T0, FakeClock, FakeEmbedder
 from tests.integration._helpers import diagnostic_line, entry_headers, write_settings
 

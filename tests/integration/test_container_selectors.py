@@ -17,7 +17,7 @@ ENTRY = {"name": "Quote CSV fields", "category": "patterns",
 PLAN_PROBE = """
 import json, sys
 from memory_apps.config import MemoryConfig
-from memory_apps.container import build_container, embedding_plan
+from memory_apps.wiring.container import build_container, embedding_plan
 plan = embedding_plan(build_container(MemoryConfig(embedding_provider=sys.argv[1]), sys.argv[2]), want_target=True)
 print(json.dumps({"target": plan.target.provider_name if plan.target else None, "problem": plan.problem,
                   "adapters": sorted(m for m in sys.modules if m.startswith("memory_adapters.")
@@ -44,8 +44,8 @@ def test_the_keyword_provider_setting_selects_the_tiers_a_write_uses(tmp_path, i
 
 
 @pytest.mark.parametrize("provider, target, problem, adapters", [
-    ("local", "local", "", ["memory_adapters.local_embedder"]),
-    ("gemini", None, "gemini unavailable: ", ["memory_adapters.gemini_embedder"]),
+    ("local", "local", "", ["memory_adapters.embedders.local_embedder"]),
+    ("gemini", None, "gemini unavailable: ", ["memory_adapters.embedders.gemini_embedder"]),
 ])
 def test_the_embedder_selector_imports_only_the_provider_asked_for(tmp_path, provider, target, problem,
                                                                    adapters):

@@ -17,8 +17,8 @@ from typing import Optional
 
 import pytest
 
-from memory_adapters.markdown_knowledge_bank import parse_file
-from memory_core.hashing import content_hash
+from memory_adapters.markdown.knowledge_bank import parse_file
+from memory_core.entries.hashing import content_hash
 from tests.integration._helpers import (
     db_rows, diagnostic_line, entry_headers, run_app, run_hook, upsert_args,
 )

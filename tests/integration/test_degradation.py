@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from memory_apps.injection import FENCE
+from memory_apps.session.injection import FENCE
 from tests.conftest import shared_fixture
 from tests.integration._helpers import (
     copy_bank, diagnostic_line, entry_headers, run_injector, write_active_feature, write_settings,

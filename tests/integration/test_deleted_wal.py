@@ -204,7 +204,7 @@ def test_the_loss_is_caught_up_even_where_git_cannot_judge_the_bank(tmp_path):
 
     assert result.returncode == 0, result.stderr
     assert set(written) <= set(_stored(store)), "the lost entries are back"
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     opened = SqliteEntryStore(str(store / "memory.db"))
     try:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_apps import install_claude
-from memory_apps.commands_embedding import add_commands
+from memory_apps.claude import install as install_claude
+from memory_apps.commands.embedding import add_commands
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Optional
 
 import pytest
 
-from memory_apps.commands_embedding import add_commands
+from memory_apps.commands.embedding import add_commands
 from tests.integration._helpers import db_rows, run_in_process
 
 pytestmark = pytest.mark.slow

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_adapters.store.sqlite.store import SqliteEntryStore
 from memory_core.errors import DatabaseCorrupt, StorageError
-from memory_core.models import EntryDraft
+from memory_core.entries.models import EntryDraft
 from tests.integration._helpers import PYTHON, app_env
 
 NOW = datetime(2026, 11, 23, tzinfo=timezone.utc)
@@ -83,8 +83,8 @@ def test_a_locked_database_is_busy_not_corrupt(tmp_path):
 WRITER = textwrap.dedent("""
     import sys
     from datetime import datetime, timezone
-    from memory_adapters.sqlite_store import SqliteEntryStore
-    from memory_core.models import EntryDraft
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
+    from memory_core.entries.models import EntryDraft
 
     store = SqliteEntryStore(sys.argv[1])
     worker = int(sys.argv[2])

@@ -50,12 +50,12 @@ def test_session_starts_never_import_rich(shop):
     for name, (modules, result) in runs.items():
         assert result.returncode == 0, (name, result.stderr[-2000:])
         assert "Writing a Parser From the Format Description Alone" in result.stdout, name
-        assert "memory_apps.injection" in modules, f"{name}: the probe sees the session's own imports"
+        assert "memory_apps.session.injection" in modules, f"{name}: the probe sees the session's own imports"
         assert not uses_rich(modules), f"{name} imported rich"
-        assert not {"importlib.metadata", "memory_apps.install_claude"} & modules, \
+        assert not {"importlib.metadata", "memory_apps.claude.install"} & modules, \
             f"{name} paid for --version or install-claude"
-        other_commands = {"memory_apps.writer", "memory_apps.commands_doctor", "memory_apps.commands_entries",
-                          "memory_apps.commands_migrate", "memory_apps.commands_embedding"}
+        other_commands = {"memory_apps.writer", "memory_apps.commands.doctor", "memory_apps.commands.entries",
+                          "memory_apps.commands.migrate", "memory_apps.commands.embedding"}
         assert not other_commands & modules, f"{name} paid for other commands' modules on its deadline (issue 21)"
         assert not {"pydantic", "pydantic_core", "memory_apps.writer"} & modules, \
             f"{name} imported the writer's request checks and pydantic (ADR 10)"

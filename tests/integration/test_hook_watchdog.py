@@ -8,9 +8,9 @@ from __future__ import annotations
 import shutil
 from datetime import datetime, timezone
 
-from memory_apps import session_watchdog
-from memory_apps.session_shell import answer_session
-from memory_core.deadline import Deadline, MonotonicTicker
+from memory_apps.session import watchdog as session_watchdog
+from memory_apps.session.shell import answer_session
+from memory_core.session.deadline import Deadline, MonotonicTicker
 from tests.integration._helpers import DEMO_PROJECT, entry_names, write_settings
 
 
@@ -73,8 +73,8 @@ def test_later_session_starts_resume_a_big_first_import_and_say_how_much_is_left
 
 def test_the_watchdogs_markdown_block_reuses_the_bank_the_import_already_read(tmp_path, isolated_home):
     """On a busy machine reading a big bank twice (import, then fallback) cost the fallback its time."""
-    from memory_apps.injection import InjectRequest, legacy_injection
-    from memory_core.knowledge import KnowledgeEntry
+    from memory_apps.session.injection import InjectRequest, legacy_injection
+    from memory_core.entries.knowledge import KnowledgeEntry
 
     parsed = [KnowledgeEntry(name="Already parsed lesson", category="patterns", description="Quote CSV fields.",
                              raw_text="### Pattern: Already parsed lesson\nQuote CSV fields.", observation_count=1,

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from memory_apps.config import load_config
-from memory_apps.container import build_container, embedding_plan, open_store_recovering, retrieval_for
-from memory_apps.embedding_jobs import embed_everything
-from memory_apps.hook_wiring import HookWiring
-from memory_apps.injection import InjectRequest, run_injection
-from memory_core.deadline import Deadline, MonotonicTicker
+from memory_apps.wiring.container import build_container, embedding_plan, open_store_recovering, retrieval_for
+from memory_apps.commands.embedding_jobs import embed_everything
+from memory_apps.wiring.hook_wiring import HookWiring
+from memory_apps.session.injection import InjectRequest, run_injection
+from memory_core.session.deadline import Deadline, MonotonicTicker
 from tests.integration._helpers import (
     PYTHON, TIMEOUT_S, app_env, copy_bank, diagnostic_line, entry_headers, run_injector, run_module, write_settings,
 )

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import InvalidEntry
-from memory_core.hashing import content_hash
-from memory_core.request_checks import MAX_LIMIT
+from memory_core.entries.hashing import content_hash
+from memory_core.entries.request_checks import MAX_LIMIT
 from tests.integration._helpers import entry_headers, write_active_feature, write_settings
 from tests.integration._learnings import remember_unrelated
 

@@ -16,9 +16,9 @@ pytest.importorskip("mcp", reason="the MCP server tests need the mcp package (if
 import anyio  # noqa: E402
 from mcp import Client  # noqa: E402
 
-from memory_core.hashing import content_hash  # noqa: E402
-from memory_core.models import CATEGORIES  # noqa: E402
-from memory_core.request_checks import MAX_LIMIT  # noqa: E402
+from memory_core.entries.hashing import content_hash  # noqa: E402
+from memory_core.entries.models import CATEGORIES  # noqa: E402
+from memory_core.entries.request_checks import MAX_LIMIT  # noqa: E402
 from tests.integration._helpers import write_settings  # noqa: E402
 
 pytestmark = pytest.mark.slow

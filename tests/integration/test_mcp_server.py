@@ -17,8 +17,8 @@ pytest.importorskip("mcp", reason="the MCP server tests need the mcp package (if
 
 from mcp import StdioServerParameters  # noqa: E402
 
-from memory_core.hashing import content_hash  # noqa: E402
-from memory_core.request_checks import MAX_LIMIT  # noqa: E402
+from memory_core.entries.hashing import content_hash  # noqa: E402
+from memory_core.entries.request_checks import MAX_LIMIT  # noqa: E402
 from tests.integration._backend import Backend  # noqa: E402
 from tests.integration._helpers import (  # noqa: E402
     PYTHON, app_env, entry_headers, run_in_process, run_module, write_active_feature,

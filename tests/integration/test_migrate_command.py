@@ -18,12 +18,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from memory_adapters.postgres_store import PostgresEntryStore
-from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_adapters.store.postgres.store import PostgresEntryStore
+from memory_adapters.store.sqlite.store import SqliteEntryStore
 from memory_core.errors import StorageError
-from memory_core.models import EntryDraft
-from memory_core.records import CATEGORIES, SOURCES
-from memory_core.space import EmbeddingSpace, space_metadata
+from memory_core.entries.models import EntryDraft
+from memory_core.entries.records import CATEGORIES, SOURCES
+from memory_core.embedding.space import EmbeddingSpace, space_metadata
 from tests.integration._helpers import (
     DEMO_PROJECT, PYTHON, SEMANTIC_ACTIVE, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_names, model_env,
     run_app, write_settings,
@@ -194,7 +194,7 @@ def test_a_dry_run_says_what_it_would_copy_and_writes_nothing(tmp_path, isolated
 
 def test_a_run_that_fails_after_two_batches_is_finished_by_the_next(tmp_path, isolated_home, postgres_url,
                                                                     monkeypatch):
-    from memory_adapters.postgres_copy_tables import PostgresCopyTables
+    from memory_adapters.store.copy.postgres_tables import PostgresCopyTables
 
     source = tmp_path / "G" / "memory.db"
     sqlite_source(source, count=32)  # 30 entries: 8 batches of 4

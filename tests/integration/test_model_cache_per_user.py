@@ -78,7 +78,7 @@ def test_processes_that_first_use_the_cache_at_once_all_embed_and_leave_one_copy
     from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env
 
     cache = isolated_home / ".cache" / "iflow-memory" / "models"
-    script = ("from memory_adapters.local_embedder import LocalOnnxEmbedder; "
+    script = ("from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder; "
               f"e = LocalOnnxEmbedder(cache_dir={str(cache)!r}, cache_private_levels=2); "
               "print(len(e.embed_query('deploy on friday')))")
     children = [subprocess.Popen([PYTHON, "-c", script], env=app_env(isolated_home), stdout=subprocess.PIPE,

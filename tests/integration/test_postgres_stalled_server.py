@@ -68,7 +68,7 @@ class StallingProxy:
 @pytest.fixture
 def stalling_url(postgres_url, tmp_path):
     """The test database's URL through a proxy that stops passing anything once the connection is made."""
-    from memory_adapters.postgres_store import PostgresEntryStore
+    from memory_adapters.store.postgres.store import PostgresEntryStore
 
     PostgresEntryStore(postgres_url).close()  # migrated: only the session's own statements go through the proxy
     parts = urlsplit(postgres_url)

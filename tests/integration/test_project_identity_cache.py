@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_adapters.project_identity import project_identity
-from memory_adapters.project_identity_cache import CACHE_FILENAME, remembered_project_identity
+from memory_adapters.project.identity import project_identity
+from memory_adapters.project.identity_cache import CACHE_FILENAME, remembered_project_identity
 from tests.integration._helpers import git, run_module, write_settings
 
 pytestmark = pytest.mark.slow

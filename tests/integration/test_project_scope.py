@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.hashing import content_hash
+from memory_core.entries.hashing import content_hash
 from tests.conftest import subprocess_env
 from tests.contract.test_sqlite_schema import FOREIGN_ROWS, foreign_database
 from tests.integration._helpers import run_in_process, run_module, upsert_args, write_settings

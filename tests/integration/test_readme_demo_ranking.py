@@ -58,7 +58,7 @@ def wait_for_background_vectors(store: Path, project: Path) -> None:
     """Poll until the detached background run has given every entry a vector and let go of its lease."""
     import time
 
-    from memory_apps.background import BackgroundWork, background_task
+    from memory_adapters.shared_work.background_work import BackgroundWork, background_task
 
     leases, task = BackgroundWork(str(store)).leases, background_task(str(project))
     give_up = time.monotonic() + BACKGROUND_BOUND_S
@@ -74,8 +74,8 @@ def test_readme_demo_heals_itself_through_the_background_run(tmp_path, isolated_
     """Issue 21: the README demo with background runs allowed (as a user has them). A run that could not embed
     the bank inline starts the detached background run, also on a fresh store with no space pinned yet; once
     that run is done, the next run ranks by meaning."""
-    from memory_apps.background import BackgroundWork, background_task
-    from memory_adapters.file_leases import lease_file
+    from memory_adapters.shared_work.background_work import BackgroundWork, background_task
+    from memory_adapters.shared_work.file_leases import lease_file
 
     demo = PROJECT_ROOT / "examples" / "demo-project"
     store = tmp_path / "demo-memory"

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from memory_adapters.sqlite_snapshots import restore_newest, snapshots, take_snapshot
-from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_adapters.store.sqlite.snapshots import restore_newest, snapshots, take_snapshot
+from memory_adapters.store.sqlite.store import SqliteEntryStore
 from memory_apps.config import MemoryConfig
 from memory_apps.service import MemoryService
-from memory_core.models import EntryDraft
+from memory_core.entries.models import EntryDraft
 from tests.integration._helpers import PYTHON, app_env, db_rows, run_in_process, write_settings
 
 NOW = datetime(2026, 11, 23, tzinfo=timezone.utc)

@@ -24,8 +24,8 @@ CATEGORIES = ("anti-patterns", "heuristics", "patterns")
 KILLED_WRITER = textwrap.dedent("""
     import sys
     from datetime import datetime, timezone
-    from memory_adapters.sqlite_store import SqliteEntryStore
-    from memory_core.models import EntryDraft
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
+    from memory_core.entries.models import EntryDraft
 
     store = SqliteEntryStore(sys.argv[1])
     drafts = [EntryDraft(name=f"Loop entry {i}", description=f"Loop entry number {i}: " + "filler text " * 200,
@@ -79,7 +79,7 @@ def test_process_killed_mid_write_leaves_a_consistent_database(tmp_path):
     assert observations - 1 <= recalls <= observations
     assert rows == min(observations, 10)
 
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     store = SqliteEntryStore(str(db), full_check=True)
     try:
@@ -92,7 +92,7 @@ def test_process_killed_mid_write_leaves_a_consistent_database(tmp_path):
 
 # -- no space left, read-only and unusable store paths -----------------------------------------------------------
 def _drafts(n: int):
-    from memory_core.models import EntryDraft
+    from memory_core.entries.models import EntryDraft
 
     return [EntryDraft(name=f"Kept {i}", description=f"Entry {i} stored before the disk filled up.",
                        category=CATEGORIES[i % 3]) for i in range(n)]
@@ -101,9 +101,9 @@ def _drafts(n: int):
 def test_full_disk_raises_a_clear_storage_error_and_keeps_earlier_entries(tmp_path):
     from datetime import datetime, timezone
 
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
     from memory_core.errors import StorageError
-    from memory_core.models import EntryDraft
+    from memory_core.entries.models import EntryDraft
 
     path = str(tmp_path / "store" / "memory.db")
     store = SqliteEntryStore(path)
@@ -151,7 +151,7 @@ def _project_with_settings(tmp_path: Path) -> Path:
 
 def _simulate_on_every_connection(monkeypatch, pragma_for) -> None:
     """Run one extra PRAGMA on each connection the store opens (how a test makes SQLite full or read-only)."""
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     original = SqliteEntryStore._configure
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.hashing import content_hash
+from memory_core.entries.hashing import content_hash
 from tests.integration._helpers import db_rows, run_in_process, run_module, write_settings
 
 pytestmark = pytest.mark.slow

@@ -8,11 +8,11 @@ import subprocess
 
 import pytest
 
-from memory_adapters import project_identity
-from memory_adapters.local_embedder import LocalOnnxEmbedder
-from memory_adapters.numpy_vector_index import NumpyVectorIndex
-from memory_adapters.sqlite_entries import SqliteEntries
-from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_adapters.project import identity as project_identity
+from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder
+from memory_adapters.vectors.numpy_vector_index import NumpyVectorIndex
+from memory_adapters.store.sqlite.entries import SqliteEntries
+from memory_adapters.store.sqlite.store import SqliteEntryStore
 from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env
 from tests.integration._learnings import UNRELATED, remember_unrelated
 

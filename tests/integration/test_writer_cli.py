@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from memory_core.hashing import content_hash
+from memory_core.entries.hashing import content_hash
 from tests.integration._helpers import (
     db_rows, diagnostic_line, entry_headers, run_in_process, run_injector, run_module,
 )

@@ -10,9 +10,9 @@ import os
 
 import pytest
 
-from memory_adapters.git_context_source import feature_branch_files
+from memory_adapters.project.git_context_source import feature_branch_files
 from memory_apps import writer
-from memory_core.deadline import Deadline, MonotonicTicker
+from memory_core.session.deadline import Deadline, MonotonicTicker
 from tests.integration._backend import Backend
 from tests.integration._helpers import git
 from tests.integration._learnings import learning

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from memory_core.deadline import Deadline
-from memory_core.knowledge import KnowledgeEntry
-from memory_core.models import EntryDraft
+from memory_core.session.deadline import Deadline
+from memory_core.entries.knowledge import KnowledgeEntry
+from memory_core.entries.models import EntryDraft
 from memory_core.ports.context_source import ProjectContext
-from memory_core.scoring import Weights
-from memory_core.space import EmbeddingSpace, pin_space
+from memory_core.ranking.scoring import Weights
+from memory_core.embedding.space import EmbeddingSpace, pin_space
 from memory_core.usecases.importing import ImportKnowledgeBank
 from memory_core.usecases.retrieve import RetrieveAndRank
 from memory_core.usecases.session_start import SessionRequest, SessionStart

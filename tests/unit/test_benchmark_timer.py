@@ -31,7 +31,7 @@ def test_a_renamed_method_makes_the_timer_raise():
 
 def test_a_missing_module_or_function_target_makes_the_timer_raise():
     with pytest.raises(TimerTargetMissing, match="no_such_function"):
-        PhaseTimer().wrap_all([("memory_core.scoring:no_such_function", "scoring")])
+        PhaseTimer().wrap_all([("memory_core.ranking.scoring:no_such_function", "scoring")])
     with pytest.raises(TimerTargetMissing, match="memory_core.no_such_module"):
         PhaseTimer().wrap_all([("memory_core.no_such_module:anything", "x")])
 

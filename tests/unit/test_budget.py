@@ -9,9 +9,9 @@ from typing import Sequence
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memory_core.budget import ELLIPSIS, MIN_DESCRIPTION, fit_to_budget
-from memory_core.hashing import content_hash
-from memory_core.models import Entry
+from memory_core.ranking.budget import ELLIPSIS, MIN_DESCRIPTION, fit_to_budget
+from memory_core.entries.hashing import content_hash
+from memory_core.entries.models import Entry
 
 NOW = datetime(2024, 6, 1, tzinfo=timezone.utc)
 HEADER = "## Memory\n\n*Memory: diagnostic*\n\n> fence\n"

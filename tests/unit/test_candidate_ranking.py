@@ -7,10 +7,10 @@ from datetime import timedelta
 
 from hypothesis import given, settings, strategies as st
 
-from memory_core.deadline import Deadline
-from memory_core.models import EntryDraft
-from memory_core.scoring import Weights
-from memory_core.space import EmbeddingSpace, pin_space
+from memory_core.session.deadline import Deadline
+from memory_core.entries.models import EntryDraft
+from memory_core.ranking.scoring import Weights
+from memory_core.embedding.space import EmbeddingSpace, pin_space
 from memory_core.usecases.importing import ImportKnowledgeBank
 from memory_core.usecases.retrieve import RetrieveAndRank
 from memory_core.usecases.session_start import SessionRequest, SessionStart

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from memory_apps.config import MemoryConfig
-from memory_apps.container import build_container
-from memory_apps.container_config import container_values
-from memory_apps.embedding_setup import embedders_from_table, plan_embedding
-from memory_core.space import EmbeddingSpace
+from memory_apps.wiring.container import build_container
+from memory_apps.wiring.container_config import container_values
+from memory_apps.wiring.embedding_setup import embedders_from_table, plan_embedding
+from memory_core.embedding.space import EmbeddingSpace
 
 
 def container_builder(tmp_path):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_core.context_query import compose_context_query, display_query
+from memory_core.ranking.context_query import compose_context_query, display_query
 from memory_core.ports.context_source import ProjectContext
 
 

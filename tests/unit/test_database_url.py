@@ -7,7 +7,7 @@ import os
 import pytest
 
 from memory_apps.config import CONFIG_RELATIVE_PATH, load_config
-from memory_apps.database_url import (
+from memory_apps.wiring.database_url import (
     DATABASE_URL_ENV, DatabaseUrlError, carries_password, choose_database, mask_database_url, without_password,
 )
 
@@ -91,7 +91,7 @@ def test_odd_passwords_are_masked_whole(url):
 
 
 def test_an_error_that_quotes_the_password_is_scrubbed():
-    from memory_adapters.postgres_connection import scrubbed
+    from memory_adapters.store.postgres.connection import scrubbed
 
     url = "postgresql://team:p%zz" + SECRET + "@db.example/memory"
     assert SECRET not in scrubbed(f'invalid percent-encoded token: "p%zz{SECRET}"', url)

@@ -10,11 +10,11 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_adapters.sqlite_store import SqliteEntryStore
+from memory_adapters.store.sqlite.store import SqliteEntryStore
 from memory_core.errors import EmbeddingError, RateLimited
-from memory_core.models import EntryDraft
-from memory_core.scoring import Weights
-from memory_core.space import EmbeddingSpace, pinned_space, staged_space
+from memory_core.entries.models import EntryDraft
+from memory_core.ranking.scoring import Weights
+from memory_core.embedding.space import EmbeddingSpace, pinned_space, staged_space
 from memory_core.usecases import embed_pending
 from memory_core.usecases.embed_pending import EmbedPending
 from memory_core.usecases.retrieve import RetrieveAndRank

@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from memory_apps import embedding_setup
-from memory_apps.embedding_setup import plan_embedding
-from memory_core.embedding import NormalisingEmbedder
+from memory_apps.wiring import embedding_setup
+from memory_apps.wiring.embedding_setup import plan_embedding
+from memory_core.embedding.normalising import NormalisingEmbedder
 from memory_core.errors import ProviderUnavailable
-from memory_core.space import EmbeddingSpace
+from memory_core.embedding.space import EmbeddingSpace
 from tests.fakes import FakeEmbedder
 
 DIMENSIONS = {"local": 8, "gemini": 12, "voyage": 16}

@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.hashing import content_hash
+from memory_core.entries.hashing import content_hash
 
 WORDS = st.lists(st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True), min_size=1, max_size=8)
 SEPARATORS = st.lists(st.sampled_from([" ", "  ", "\t", "\n", " \n\t "]), min_size=8, max_size=8)

@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from memory_adapters.git_context_source import GitProjectContextSource
-from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader, parse_file, split_blocks
+from memory_adapters.project.git_context_source import GitProjectContextSource
+from memory_adapters.markdown.knowledge_bank import MarkdownKnowledgeBankReader, parse_file, split_blocks
 from memory_apps.config import EMBEDDING_PROVIDERS, KEYWORD_PROVIDERS, MemoryConfig, load_config
-from memory_core.fts_query import MAX_TERMS, sanitise_fts_query
-from memory_core.keywords import clean_keywords
-from memory_core.models import CATEGORIES, EntryDraft
+from memory_core.ranking.fts_query import MAX_TERMS, sanitise_fts_query
+from memory_core.entries.keywords import clean_keywords
+from memory_core.entries.models import CATEGORIES, EntryDraft
 from memory_core.ports.context_source import ProjectContext
-from memory_core.redaction import contains_secret
+from memory_core.safety.redaction import contains_secret
 from tests.unit._fts5 import fts5_table
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_core.errors import KeywordGenerationError
-from memory_core.keyword_tiers import Tier, TieredKeywords
-from memory_core.keywords import GENERIC_WORDS
+from memory_core.policies.keyword_tiers import Tier, TieredKeywords
+from memory_core.entries.keywords import GENERIC_WORDS
 from tests.fakes import FakeTicker
 
 NAME = "Parser error recovery"

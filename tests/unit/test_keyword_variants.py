@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.keyword_tiers import TieredKeywords, grounded, stem
+from memory_core.policies.keyword_tiers import TieredKeywords, grounded, stem
 
 VARIANT_FAMILIES = [
     "pin pins pinning pinned",

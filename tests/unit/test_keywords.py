@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.keywords import clean_keywords
+from memory_core.entries.keywords import clean_keywords
 
 SPEC_STOPWORDS = ("code development software system application implementation feature project function "
                   "method file data error bug fix update change").split()

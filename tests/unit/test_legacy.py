@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from memory_core.knowledge import KnowledgeEntry
-from memory_core.legacy import deduplicate, format_legacy, legacy_select, legacy_sort_key, tracking_record
+from memory_core.entries.knowledge import KnowledgeEntry
+from memory_core.ranking.legacy import deduplicate, format_legacy, legacy_select, legacy_sort_key, tracking_record
 
 TITLE = "## Engineering Memory (from knowledge bank)"
 

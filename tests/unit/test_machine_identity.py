@@ -6,7 +6,7 @@ import os
 import stat
 import threading
 
-from memory_adapters.machine_identity import MACHINE_ID_FILE, machine_id
+from memory_adapters.store.machine_identity import MACHINE_ID_FILE, machine_id
 
 
 def test_the_id_is_made_once_kept_private_and_read_back(tmp_path):

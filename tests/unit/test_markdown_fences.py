@@ -9,10 +9,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from memory_adapters.markdown_audit_trail import upsert_block
-from memory_adapters.markdown_knowledge_bank import parse_block, split_blocks
-from memory_core.models import EntryDraft
-from memory_core.records import Entry
+from memory_adapters.markdown.audit_trail import upsert_block
+from memory_adapters.markdown.knowledge_bank import parse_block, split_blocks
+from memory_core.entries.models import EntryDraft
+from memory_core.entries.records import Entry
 
 
 def _names(text: str) -> list[str]:

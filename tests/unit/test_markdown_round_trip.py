@@ -10,14 +10,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from memory_adapters.git_project_layout import GitProjectLayout
-from memory_adapters.markdown_audit_trail import (GLOBAL_HEADER, LOCAL_HEADER, MarkdownAuditTrail, entry_block,
+from memory_adapters.project.git_project_layout import GitProjectLayout
+from memory_adapters.markdown.audit_trail import (GLOBAL_HEADER, LOCAL_HEADER, MarkdownAuditTrail, entry_block,
                                                   remove_block, upsert_block)
-from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader, block_spans, parse_block, split_blocks
-from memory_adapters.sqlite_store import SqliteEntryStore
-from memory_core.knowledge import KnowledgeEntry
-from memory_core.models import CATEGORIES, EntryDraft
-from memory_core.records import Entry
+from memory_adapters.markdown.knowledge_bank import MarkdownKnowledgeBankReader, block_spans, parse_block, split_blocks
+from memory_adapters.store.sqlite.store import SqliteEntryStore
+from memory_core.entries.knowledge import KnowledgeEntry
+from memory_core.entries.models import CATEGORIES, EntryDraft
+from memory_core.entries.records import Entry
 from memory_core.usecases.importing import ImportKnowledgeBank
 from tests.conftest import shared_fixture
 from tests.fakes import FakeClock
@@ -331,7 +331,7 @@ class _Authors:
 
 
 def test_export_then_import_keeps_each_entrys_source_and_scope(tmp_path):
-    from memory_adapters.markdown_export import export_markdown
+    from memory_adapters.markdown.export import export_markdown
     from memory_core.ports.bank_authorship import LOCAL, OTHERS
 
     scoped = "git:" + "c" * 40

@@ -1,4 +1,4 @@
-"""The merge rules of a repeated write and of an import (memory_core.merge), as properties."""
+"""The merge rules of a repeated write and of an import (memory_core.entries.merge), as properties."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 from hypothesis import given, settings, strategies as st
 
-from memory_core.merge import imported, reinforced
-from memory_core.models import EntryDraft
+from memory_core.entries.merge import imported, reinforced
+from memory_core.entries.models import EntryDraft
 
 T0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
 words = st.text(alphabet="abcdefghij ", min_size=3, max_size=30).filter(lambda t: t.strip())
@@ -76,7 +76,7 @@ def test_a_deleted_entry_stays_deleted_and_a_new_one_is_marked_imported(draft):
                     min_size=1, max_size=12))
 def test_sqlite_and_the_fake_apply_the_same_rules(tmp_path_factory, ops):
     """Whatever sequence of writes, imports and deletes: the SQLite store ends exactly like the fake."""
-    from memory_adapters.sqlite_store import SqliteEntryStore
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
     from tests.fakes import InMemoryEntryStore
 
     sqlite = SqliteEntryStore(str(tmp_path_factory.mktemp("merge") / "memory.db"))

@@ -7,8 +7,8 @@ from typing import get_args
 import pytest
 from pydantic import ValidationError
 
-from memory_core.models import Category, Confidence, Entry, EntryDraft, Source
-from memory_core.records import CATEGORIES, CONFIDENCE_RANK, SOURCES
+from memory_core.entries.models import Category, Confidence, Entry, EntryDraft, Source
+from memory_core.entries.records import CATEGORIES, CONFIDENCE_RANK, SOURCES
 from tests.fakes import T0
 
 VALID = {"name": "Read before write", "description": "Read the file before editing it.", "category": "heuristics"}
@@ -77,7 +77,7 @@ def test_entry_id_is_the_content_hash_of_the_description():
 
 def test_a_keyword_that_is_a_secret_only_in_lower_case_is_dropped_at_once():
     """Stored keywords are lower case: one kept on the first validation must survive the next (a rebuild)."""
-    from memory_core.keywords import clean_keywords
+    from memory_core.entries.keywords import clean_keywords
 
     token = "GHP_" + "a1B2" * 9
     draft = EntryDraft(name="n", description="d", category="patterns", keywords=[token, "wal"])

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.embedding import NormalisingEmbedder, l2_normalise
+from memory_core.embedding.normalising import NormalisingEmbedder, l2_normalise
 from memory_core.errors import EmbeddingError, RateLimited
-from memory_core.models import EntryDraft
+from memory_core.entries.models import EntryDraft
 from memory_core.usecases.embed_pending import EmbedPending
 from tests.fakes import T0, FakeEmbedder, InMemoryEntryStore
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_core.models import EntryDraft
+from memory_core.entries.models import EntryDraft
 from memory_core.usecases.reconcile_audit import ReconcileAudit
 from memory_core.usecases.remember import Remember
 from tests.fakes import FakeAuditTrail, FakeClock, InMemoryEntryStore

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.redaction import (REDACTED, add_detector, contains_secret, detectors, redact_secrets,
+from memory_core.safety.redaction import (REDACTED, add_detector, contains_secret, detectors, redact_secrets,
                                    remove_detector)
 from tests.unit._secret_samples import secret_cases, secret_texts
 

@@ -7,12 +7,12 @@ import math
 
 import pytest
 
-from memory_core.code_references import reference_match, reference_scores
-from memory_core.models import EntryDraft
-from memory_core.records import EntryStats
-from memory_core.relevance_fusion import PassageSignals, RelevanceTuning, agreement, min_max, relevance_scores
-from memory_core.scoring import Weights
-from memory_core.space import EmbeddingSpace, pin_space
+from memory_core.ranking.code_references import reference_match, reference_scores
+from memory_core.entries.models import EntryDraft
+from memory_core.entries.records import EntryStats
+from memory_core.ranking.relevance_fusion import PassageSignals, RelevanceTuning, agreement, min_max, relevance_scores
+from memory_core.ranking.scoring import Weights
+from memory_core.embedding.space import EmbeddingSpace, pin_space
 from memory_core.usecases.retrieve import RetrieveAndRank
 from tests.fakes import FakeClock, FakeVectorIndex, InMemoryEntryStore, T0
 

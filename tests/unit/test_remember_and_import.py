@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from memory_core.knowledge import KnowledgeEntry
-from memory_core.models import EntryDraft
+from memory_core.entries.knowledge import KnowledgeEntry
+from memory_core.entries.models import EntryDraft
 from memory_core.usecases.importing import ImportKnowledgeBank
 from memory_core.usecases.remember import Remember
 from tests.fakes import FakeClock, FakeKnowledgeBankReader, FakeProjectLayout, InMemoryEntryStore
@@ -110,7 +110,7 @@ def _scopes(store) -> dict[str, object]:
 
 
 def test_each_bank_file_is_scoped_by_who_wrote_it_and_trust_widens_the_rest():
-    from memory_core.bank_trust import record_trust
+    from memory_core.policies.bank_trust import record_trust
 
     store, authors = InMemoryEntryStore(), _Authors(anti_patterns="own", heuristics="others", patterns="local")
     use = ImportKnowledgeBank(bank(), store, FakeClock(), FakeProjectLayout(), authorship=authors)
@@ -135,8 +135,8 @@ def test_what_the_global_store_lists_stays_universal_even_in_a_strangers_bank():
 
 def test_what_doctor_says_about_a_bank_is_inert_text():
     """A cloned repository chooses its authors' emails: no terminal escape reaches the screen (ADR 13)."""
-    from memory_apps.bank_report import bank_lines
-    from memory_core.bank_trust import record_bank
+    from memory_apps.commands.trust import bank_lines
+    from memory_core.policies.bank_trust import record_bank
 
     store = InMemoryEntryStore()
     record_bank(store, "git:" + "d" * 40, "/src/evil\x1b]0;x\x07", {"patterns": "others"},

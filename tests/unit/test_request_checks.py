@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memory_core.errors import InvalidEntry
-from memory_core.models import CATEGORIES, EntryDraft
-from memory_core.request_checks import (
+from memory_core.entries.models import CATEGORIES, EntryDraft
+from memory_core.entries.request_checks import (
     MAX_LIMIT, check_category, check_limit, check_query, plain_error, plain_errors,
 )
 

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_core.redaction import redact_secrets
-from memory_core.required_literals import any_required, required
-from memory_core.secret_patterns import _TOKEN_SHAPES, REDACTED, VENDOR_TOKEN, LazyPattern
+from memory_core.safety.redaction import redact_secrets
+from memory_core.safety.required_literals import any_required, required
+from memory_core.safety.secret_patterns import _TOKEN_SHAPES, REDACTED, VENDOR_TOKEN, LazyPattern
 
 
 @pytest.mark.parametrize("shape", _TOKEN_SHAPES)
@@ -44,8 +44,8 @@ def test_a_text_without_the_literals_is_not_searched_and_one_with_a_token_is_red
 
 
 def test_redacting_ordinary_prose_compiles_no_vendor_token_pattern():
-    code = ("from memory_core.redaction import redact_secrets\n"
-            "from memory_core.secret_patterns import VENDOR_TOKEN\n"
+    code = ("from memory_core.safety.redaction import redact_secrets\n"
+            "from memory_core.safety.secret_patterns import VENDOR_TOKEN\n"
             "redact_secrets('Learning 7: run the parser tests before every commit; keep the keyword index small.')\n"
             "print(VENDOR_TOKEN._pattern is None)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -61,8 +61,8 @@ def test_tokens_are_still_redacted(text):
 def test_a_gated_secret_pattern_finds_nothing_in_a_text_without_its_literals():
     """Every `needs` of the core's secret patterns holds over the secret corpus: where the compiled pattern finds
     a match, the text holds one of the literals (so ruling a text out never hides a secret)."""
-    import memory_core.secret_assignments as assignments
-    import memory_core.secret_patterns as patterns
+    import memory_core.safety.secret_assignments as assignments
+    import memory_core.safety.secret_patterns as patterns
     from tests.unit._secret_samples import SAMPLES
 
     texts = [text for table in SAMPLES.values() for text, _ in table.values()]

@@ -7,9 +7,9 @@ import struct
 
 import pytest
 
-from memory_core.models import EntryDraft
-from memory_core.scoring import Weights
-from memory_core.space import EmbeddingSpace, pin_space
+from memory_core.entries.models import EntryDraft
+from memory_core.ranking.scoring import Weights
+from memory_core.embedding.space import EmbeddingSpace, pin_space
 from memory_core.usecases.retrieve import RetrieveAndRank
 from tests.fakes import FakeClock, FakeEmbedder, FakeVectorIndex, InMemoryEntryStore, T0
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.models import Entry, EntryDraft
-from memory_core.records import EntryStats
-from memory_core.scoring import Weights, effective_weights, final_scores, prominence, recency_decay
+from memory_core.entries.models import Entry, EntryDraft
+from memory_core.entries.records import EntryStats
+from memory_core.ranking.scoring import Weights, effective_weights, final_scores, prominence, recency_decay
 from tests.fakes import T0
 
 

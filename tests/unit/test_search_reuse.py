@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.models import EntryDraft, EntryStats
-from memory_core.relevance_fusion import PROMINENCE_ONLY
-from memory_core.scoring import Weights, final_scores, scores_with_prominence
+from memory_core.entries.models import EntryDraft, EntryStats
+from memory_core.ranking.relevance_fusion import PROMINENCE_ONLY
+from memory_core.ranking.scoring import Weights, final_scores, scores_with_prominence
 from memory_core.usecases.retrieve import RetrieveAndRank
 from tests.fakes import FakeClock, InMemoryEntryStore, T0
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 
 from memory_adapters.detect_secrets_scanner import DetectSecretsScanner
-from memory_adapters.markdown_knowledge_bank import MarkdownKnowledgeBankReader
-from memory_core.context_query import compose_context_query, display_query
-from memory_core.legacy import format_legacy, legacy_select, shown_text
+from memory_adapters.markdown.knowledge_bank import MarkdownKnowledgeBankReader
+from memory_core.ranking.context_query import compose_context_query, display_query
+from memory_core.ranking.legacy import format_legacy, legacy_select, shown_text
 from memory_core.ports.context_source import ProjectContext
-from memory_core.redaction import REDACTED, add_detector, detectors, redact_secrets, remove_detector
+from memory_core.safety.redaction import REDACTED, add_detector, detectors, redact_secrets, remove_detector
 from tests.conftest import shared_fixture
 from tests.unit._secret_samples import secret_cases
 

@@ -8,7 +8,7 @@ from operator import attrgetter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core.selection import balanced_select, group_by_category, select_by_scores
+from memory_core.ranking.selection import balanced_select, group_by_category, select_by_scores
 
 PRIORITY = ["anti-patterns", "heuristics", "patterns"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_apps.session_shell import DEADLINE_ENV, deadline_seconds
+from memory_apps.session.shell import DEADLINE_ENV, deadline_seconds
 
 
 @pytest.mark.parametrize("raw, expected", [("", 2.0), ("abc", 2.0), ("nan", 2.0), ("5", 5.0), ("0.1", 0.5),

@@ -4,7 +4,7 @@ before the block is printed; recalls, vectors and the pin after, by `finish`).""
 from __future__ import annotations
 
 from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK
-from memory_core.space import EmbeddingSpace, pin_space
+from memory_core.embedding.space import EmbeddingSpace, pin_space
 from memory_core.usecases.session_start import SEMANTIC
 from tests.fakes import FakeEmbedder
 from tests.unit._session_harness import ROOT, STORE_DIR, Session, knowledge, stored

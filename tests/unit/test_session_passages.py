@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from memory_core.context_query import compose_context_query, query_passages
+from memory_core.ranking.context_query import compose_context_query, query_passages
 from memory_core.ports.context_source import ProjectContext
 from memory_core.usecases.session_start import SEMANTIC
 from tests.fakes import FakeEmbedder, FakeTicker

@@ -4,7 +4,7 @@ no model, and vectors embedded inline score as the stored ones do."""
 from __future__ import annotations
 
 from memory_core.ports.context_source import ProjectContext
-from memory_core.space import EmbeddingSpace, pin_space
+from memory_core.embedding.space import EmbeddingSpace, pin_space
 from memory_core.usecases.session_start import SEMANTIC
 from tests.fakes import FakeEmbedder
 from tests.unit._session_harness import ROOT, Session, knowledge, stored

@@ -14,7 +14,7 @@ import pytest
 from memory_core.ports.context_source import ProjectContext
 from memory_core.usecases.session_start import DEGRADED, IMPORT_RESERVE_S, OFF, SEMANTIC
 from tests.fakes import FakeEmbedder, FakeTicker, FakeVectorIndex, InMemoryEntryStore
-from memory_core.deadline import Deadline
+from memory_core.session.deadline import Deadline
 from memory_core.usecases.session_start import SessionRequest
 from tests.unit._session_harness import ROOT, STORE_DIR, Session, knowledge, stored
 
@@ -247,7 +247,7 @@ def test_a_fresh_store_whose_entries_got_no_vector_hands_them_to_the_background_
 
 def test_the_import_tells_the_watchdog_which_batch_is_being_committed():
     """The hook's watchdog lets a batch being committed finish: the session reports its stage and each batch."""
-    from memory_core.session_progress import IMPORTING, WRITING, SessionProgress
+    from memory_core.session.progress import IMPORTING, WRITING, SessionProgress
 
     ticker = FakeTicker(start=100.0, real_grace_s=10.0)
     progress = SessionProgress()

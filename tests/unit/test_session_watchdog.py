@@ -4,11 +4,11 @@ each wait runs what the main thread does meanwhile; no wall clock, no process en
 
 from __future__ import annotations
 
-from memory_apps.session_watchdog import (
+from memory_apps.session.watchdog import (
     ANSWER_GRACE_S, BATCH_GRACE_S, DONE_GRACE_S, HARD_STOP_S, WATCHDOG_GRACE_S, SessionWatchdog,
 )
-from memory_core.deadline import Deadline
-from memory_core.session_progress import IMPORTING, RANKING, SessionProgress
+from memory_core.session.deadline import Deadline
+from memory_core.session.progress import IMPORTING, RANKING, SessionProgress
 
 
 class ScriptedTicker:

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memory_adapters.store_copy import CopiedEntry, CopyRefused, StoreCopy, check_spaces
-from memory_core.records import Entry
+from memory_adapters.store.copy.store_copy import CopiedEntry, CopyRefused, StoreCopy, check_spaces
+from memory_core.entries.records import Entry
 
 T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
 LOCAL = {"embedding_provider": "local", "embedding_model": "bge-small", "embedding_dimensions": "384"}

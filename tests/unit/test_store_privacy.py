@@ -6,7 +6,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from memory_adapters.store_privacy import make_store_private
+from memory_adapters.store.privacy import make_store_private
 
 
 def _mode(path: Path) -> int:

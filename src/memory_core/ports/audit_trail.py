@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ContextManager, Protocol, runtime_checkable
 
-from memory_core.records import Entry
+from memory_core.entries.records import Entry
 
 
 @runtime_checkable

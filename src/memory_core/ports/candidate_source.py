@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Protocol, Sequence, runtime_checkable
 
-from memory_core.records import EntryStats
-from memory_core.selection import MIN_PER_CATEGORY
+from memory_core.entries.records import EntryStats
+from memory_core.entries.records import MIN_PER_CATEGORY
 
 PROMINENT_CANDIDATES = 200
 """Entries a session ranks beside those the signals found: the most observed, the most recent, the most recalled."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from memory_core.deadline import Deadline
+    from memory_core.session.deadline import Deadline
 
 
 @dataclass

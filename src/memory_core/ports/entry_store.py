@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple, Optional, Protocol, Sequence, runtime_checkable
 
-from memory_core.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
+from memory_core.entries.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
 
 if TYPE_CHECKING:
-    from memory_core.models import EntryDraft
+    from memory_core.entries.models import EntryDraft
 
 
 @runtime_checkable

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the parsed entries are pydantic; the hook's semantic path never loads them
-    from memory_core.knowledge import KnowledgeEntry, Origin
+    from memory_core.entries.knowledge import KnowledgeEntry, Origin
 
 
 @runtime_checkable

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
-    from memory_core.deadline import Deadline
+    from memory_core.session.deadline import Deadline
 
 
 @runtime_checkable

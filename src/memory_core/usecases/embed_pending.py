@@ -6,12 +6,12 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from memory_core.embedding import document_text
+from memory_core.embedding.normalising import document_text
 from memory_core.errors import EmbeddingError, RateLimited
 from memory_core.ports.embedder import Embedder
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.staging_vector_store import StagingVectorStore
-from memory_core.space import EmbeddingSpace, pin_space, pinned_space, staged_space
+from memory_core.embedding.space import EmbeddingSpace, pin_space, pinned_space, staged_space
 
 BATCH_SIZE = 50
 

@@ -7,19 +7,19 @@ from typing import Optional
 
 from pydantic import ValidationError
 
-from memory_core.deadline import Deadline
-from memory_core.first_import import import_marker, is_imported
-from memory_core.keyword_tiers import TieredKeywords
-from memory_core.knowledge import KnowledgeEntry
-from memory_core.legacy import deduplicate, shown_text
-from memory_core.bank_trust import BANK_PREFIX, TRUSTED, WIDE, bank_record, is_trusted, record_bank
+from memory_core.session.deadline import Deadline
+from memory_core.policies.first_import import import_marker, is_imported
+from memory_core.policies.keyword_tiers import TieredKeywords
+from memory_core.entries.knowledge import KnowledgeEntry
+from memory_core.ranking.legacy import deduplicate, shown_text
+from memory_core.policies.bank_trust import BANK_PREFIX, TRUSTED, WIDE, bank_record, is_trusted, record_bank
 from memory_core.ports.audit_watermark import AuditWatermark
 from memory_core.ports.bank_authorship import OTHERS, UNKNOWN, BankAuthors, BankAuthorship
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredState
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
-from memory_core.session_progress import SessionProgress
+from memory_core.session.progress import SessionProgress
 
 AUTHORSHIP_TIMEOUT_S = 10.0
 """How long an import without a deadline (`import`, `trust`, a background run) lets git name a bank's authors."""

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from typing import Optional
 
-from memory_core.keyword_tiers import TieredKeywords
-from memory_core.keywords import clean_keywords
-from memory_core.models import EntryDraft
-from memory_core.records import UpsertOutcome
+from memory_core.policies.keyword_tiers import TieredKeywords
+from memory_core.entries.keywords import clean_keywords
+from memory_core.entries.models import EntryDraft
+from memory_core.entries.records import UpsertOutcome
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_store import EntryStore
 from memory_core.usecases.reconcile_audit import ReconcileAudit

@@ -8,21 +8,21 @@ from operator import attrgetter
 from typing import Mapping, Optional, Sequence
 
 from memory_core.errors import DatabaseCorrupt, EmbeddingError, StorageError
-from memory_core.fts_query import sanitise_fts_query
-from memory_core.records import Entry, EntryStats
+from memory_core.ranking.fts_query import sanitise_fts_query
+from memory_core.entries.records import Entry, EntryStats
 from memory_core.ports.candidate_source import PROMINENT_CANDIDATES, CandidateSource, RankingSummary
 from memory_core.ports.clock import Clock
 from memory_core.ports.embedder import Embedder
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.keyword_index import KeywordIndex
 from memory_core.ports.vector_index import VectorIndex
-from memory_core.code_references import reference_scores
+from memory_core.ranking.code_references import reference_scores
 from memory_core.ports.reference_index import ReferenceIndex
-from memory_core.context_query import text_passages
-from memory_core.relevance_fusion import PROMINENCE_ONLY, PassageSignals, RelevanceTuning, relevance_scores
-from memory_core.scoring import Weights, effective_weights, final_scores, scores_with_prominence
-from memory_core.selection import select_by_scores
-from memory_core.space import EmbeddingSpace, pinned_space
+from memory_core.ranking.context_query import text_passages
+from memory_core.ranking.relevance_fusion import PROMINENCE_ONLY, PassageSignals, RelevanceTuning, relevance_scores
+from memory_core.ranking.scoring import Weights, effective_weights, final_scores, scores_with_prominence
+from memory_core.ranking.selection import select_by_scores
+from memory_core.embedding.space import EmbeddingSpace, pinned_space
 
 KEYWORD_CANDIDATES = 500
 PROMINENCE_KEPT_SECONDS = 60

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
-from memory_core.space import EmbeddingSpace
+from memory_core.embedding.space import EmbeddingSpace
 from memory_core.usecases.retrieve import Retrieval
 
 if TYPE_CHECKING:

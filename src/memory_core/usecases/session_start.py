@@ -14,10 +14,10 @@ import math
 import os
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
-from memory_core.context_query import compose_context_query, query_passages
-from memory_core.deadline import Deadline
-from memory_core.embedding import document_text
-from memory_core.embedding_worker import EmbeddingWorker
+from memory_core.ranking.context_query import compose_context_query, query_passages
+from memory_core.session.deadline import Deadline
+from memory_core.embedding.normalising import document_text
+from memory_core.embedding.worker import EmbeddingWorker
 from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.ports.candidate_source import RankingSummary
 from memory_core.ports.clock import Clock
@@ -27,11 +27,11 @@ from memory_core.ports.entry_store import BatchVectorStore
 from memory_core.ports.query_vector_cache import QueryVectorCache
 from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK, SharedWork
 from memory_core.ports.vector_index import PreparableVectorIndex, VectorIndex
-from memory_core.records import EntryStats
-from memory_core.session_progress import CONTEXT, IMPORTING, RANKING, VECTORS, WRITING, SessionProgress
-from memory_core.space import EmbeddingSpace, pin_space, pinned_space
-from memory_core.first_import import is_imported
-from memory_core.relevance_fusion import PassageSignals
+from memory_core.entries.records import EntryStats
+from memory_core.session.progress import CONTEXT, IMPORTING, RANKING, VECTORS, WRITING, SessionProgress
+from memory_core.embedding.space import EmbeddingSpace, pin_space, pinned_space
+from memory_core.policies.first_import import is_imported
+from memory_core.ranking.relevance_fusion import PassageSignals
 from memory_core.usecases.retrieve import (
     NO_VECTORS_YET, RetrieveAndRank, SignalReport, has_stored_vectors,
 )

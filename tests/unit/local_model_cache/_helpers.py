@@ -18,9 +18,9 @@ import pytest
 onnxruntime = pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")
 
-from memory_adapters import file_identity  # noqa: E402
-from memory_adapters.local_embedder import LocalOnnxEmbedder, bundled_model_path  # noqa: E402
-from memory_adapters.onnx_model_cache import CACHE_SUBDIR  # noqa: E402
+from memory_adapters.fs import file_identity  # noqa: E402
+from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder, bundled_model_path  # noqa: E402
+from memory_adapters.embedders.onnx_model_cache import CACHE_SUBDIR  # noqa: E402
 
 SOURCE = bundled_model_path()
 if SOURCE is None:

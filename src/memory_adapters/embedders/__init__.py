@@ -1,0 +1,1 @@
+"""Embedding adapters: the bundled local model (ONNX) and the Gemini, Voyage, OpenAI and Ollama providers."""

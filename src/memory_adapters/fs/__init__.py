@@ -1,0 +1,1 @@
+"""Files read and written safely: no symlinks followed, private modes, atomic temp files."""

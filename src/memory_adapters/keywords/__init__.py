@@ -1,0 +1,1 @@
+"""Keyword generators: local extractive, Claude Haiku, Ollama."""

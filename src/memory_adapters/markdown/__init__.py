@@ -1,0 +1,1 @@
+"""Knowledge-bank markdown: the reader, the audit trail, export, the lock, tombstones and the watermark."""

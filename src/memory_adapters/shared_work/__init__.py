@@ -1,0 +1,1 @@
+"""Work shared between processes: file leases and the detached background run."""

@@ -1,0 +1,1 @@
+"""Copying one entry store into another, losslessly and in batches (`iflow-memory migrate`)."""

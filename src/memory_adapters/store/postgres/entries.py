@@ -1,0 +1,159 @@
+"""The entry rows of the PostgreSQL store: each write reads the stored row (locked), merges it by the core's
+rules and writes it back with one `INSERT … ON CONFLICT … DO UPDATE`, so concurrent writers never lose one."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
+
+from memory_adapters.store.postgres.connection import PostgresConnection, utc
+from memory_adapters.store.postgres.rows import (COLUMNS, RANKING_SELECT, SCOPED, SELECT_FOR_MERGE, WRITE_ENTRY, entry_of,
+                                           write_params)
+from memory_adapters.store.sql.dialect import SqlDialect
+from memory_adapters.store.sql.entry_reads import SqlEntryReads
+from memory_core.errors import StorageError
+from memory_core.entries.merge import imported, reinforced
+from memory_core.entries.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
+from memory_core.embedding.space import DIMENSIONS_KEY
+
+if TYPE_CHECKING:
+    from memory_core.entries.models import EntryDraft
+
+MERGE_ATTEMPTS = 20
+R = TypeVar("R")
+SET_META = "INSERT INTO _metadata (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+
+
+class PostgresEntries(SqlEntryReads, PostgresConnection):
+    """EntryStore over the `entries`, `entry_scopes`, `deleted_entries` and `_metadata` tables; get, all_entries,
+    count, deleted_ids and get_metadata come from SqlEntryReads."""
+
+    _dialect = SqlDialect(mark="%s", columns=COLUMNS, stored_order="seq", entry_of=entry_of)
+
+    def _merge_write(self, conn: Any, entry_id: str, merge: Callable[[Optional[Entry]], tuple[R, Optional[Entry]]]
+                     ) -> tuple[R, Optional[Entry]]:
+        """`merge(stored)` gives (its verdict, the entry to write or None); the entry is written unless a concurrent
+        writer created the row between the read and the write, in which case the merge runs again on that row."""
+        for _ in range(MERGE_ATTEMPTS):
+            row = conn.execute(SELECT_FOR_MERGE, (entry_id,)).fetchone()  # locks a stored row until commit
+            verdict, entry = merge(entry_of(row) if row else None)
+            if entry is None or conn.execute(WRITE_ENTRY, write_params(entry, self._source_user,
+                                                                       row[-1] if row else None)).fetchone():
+                return verdict, entry
+        raise StorageError(f"entry {entry_id} kept changing while it was written")
+
+    def upsert(self, draft: "EntryDraft", now: datetime) -> UpsertOutcome:
+        """Insert, or reinforce (observation +1) and overwrite the text fields that were given."""
+        def work(conn: Any) -> tuple[bool, Entry]:
+            created, entry = self._merge_write(conn, draft.entry_id,
+                                               lambda stored: (stored is None, reinforced(stored, draft, now)))
+            conn.execute("DELETE FROM deleted_entries WHERE id = %s", (draft.entry_id,))
+            self._entry_written(conn, entry, "record")
+            return created, entry
+
+        created, entry = self._in_tx(work)
+        return UpsertOutcome(entry_id=entry.id, created=created, observation_count=entry.observation_count)
+
+    def import_entries(self, items: Sequence[tuple["EntryDraft", Optional[datetime]]],
+                       now: datetime) -> list[ImportOutcome]:
+        """Import a batch of markdown entries in one transaction: all of it lands, or none of it."""
+        def work(conn: Any) -> list[ImportOutcome]:
+            ids = sorted({draft.entry_id for draft, _ in items})
+            conn.execute("SELECT id FROM entries WHERE id = ANY(%s) ORDER BY id FOR UPDATE", (ids,))  # lock order
+            deleted = {r[0] for r in conn.execute("SELECT id FROM deleted_entries WHERE id = ANY(%s)", (ids,))}
+            outcomes = []
+            for draft, updated_at in items:
+                status, _ = self._merge_write(conn, draft.entry_id, lambda stored, d=draft, u=updated_at: imported(
+                    stored, d, now, u, d.entry_id in deleted))
+                outcomes.append(ImportOutcome(entry_id=draft.entry_id, status=status))
+            return outcomes
+
+        return self._in_tx(work) if items else []
+
+    def delete(self, entry_id: str) -> bool:
+        """Delete one entry (its scopes and staged vector go with it) and keep its tombstone."""
+        def work(conn: Any) -> bool:
+            row = conn.execute(f"DELETE FROM entries WHERE id = %s RETURNING {COLUMNS}", (entry_id,)).fetchone()
+            if row is None:
+                return False
+            conn.execute("INSERT INTO deleted_entries (id, deleted_at) VALUES (%s, %s) ON CONFLICT (id) "
+                         "DO UPDATE SET deleted_at = excluded.deleted_at", (entry_id, utc(datetime.now(timezone.utc))))
+            existing = entry_of(row)
+            if existing is not None:
+                self._entry_written(conn, existing, "forget")
+            return True
+
+        return self._in_tx(work)
+
+    def set_scope(self, entry_id: str, scope: Optional[str]) -> bool:
+        """Change which projects' sessions see an entry (None: every project's); False when it is unknown."""
+        def work(conn: Any) -> bool:
+            row = conn.execute(f"UPDATE entries SET scope = %s WHERE id = %s RETURNING {COLUMNS}",
+                               (scope, entry_id)).fetchone()
+            entry = entry_of(row) if row else None
+            if entry is not None:
+                self._entry_written(conn, entry, "record")
+            return row is not None
+
+        return self._in_tx(work)
+
+    def add_scope(self, entry_id: str, scope: str) -> None:
+        """Let one more project's sessions see a scoped entry (its bank holds it too)."""
+        self._write("INSERT INTO entry_scopes (id, scope) SELECT id, %s FROM entries WHERE id = %s "
+                    "ON CONFLICT DO NOTHING", (scope, entry_id))
+
+    def _entry_written(self, conn: Any, entry: Entry, action: str) -> None:
+        """Hook for work that must commit with the entry (the markdown outbox)."""
+
+    def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
+        """Increment recall_count and set last_recalled_at, atomically per row."""
+        if entry_ids:
+            self._write("UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = %s "
+                        "WHERE id = ANY(%s)", (utc(when), list(entry_ids)))
+
+    def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
+        """Return the entries with these ids in the given order."""
+        rows = self._read(f"SELECT {COLUMNS} FROM entries WHERE id = ANY(%s)", (list(entry_ids),))
+        found = {e.id: e for e in map(entry_of, rows) if e is not None}
+        return [found[i] for i in entry_ids if i in found]
+
+    def ranking_stats(self, scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
+        """Return id, category and ranking counters of every entry; with `scopes`, only universal entries and
+        those of these scopes."""
+        if scopes is None:
+            rows = self._read(RANKING_SELECT)
+        else:
+            rows = self._read(RANKING_SELECT + SCOPED, (list(scopes), list(scopes)))
+        return list(map(EntryStats._make, rows))
+
+    def source_user(self, entry_id: str) -> Optional[str]:
+        """Who first wrote this entry (the OS user unless the store was given one); None when it is unknown."""
+        rows = self._read("SELECT source_user FROM entries WHERE id = %s", (entry_id,))
+        return rows[0][0] if rows else None
+
+    def apply_tombstones(self, tombstones: dict[str, datetime]) -> int:
+        """Keep deleted what was deleted after its last write; returns how many stored entries this removed."""
+        def work(conn: Any) -> int:
+            removed = 0
+            for entry_id, when in sorted(tombstones.items()):
+                row = conn.execute("SELECT updated_at FROM entries WHERE id = %s FOR UPDATE", (entry_id,)).fetchone()
+                if row is not None and row[0] > utc(when):
+                    continue  # written again after that delete
+                if row is not None:
+                    removed += conn.execute("DELETE FROM entries WHERE id = %s", (entry_id,)).rowcount
+                conn.execute("INSERT INTO deleted_entries (id, deleted_at) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                             (entry_id, utc(when)))
+            return removed
+
+        return self._in_tx(work)
+
+    def set_metadata(self, key: str, value: str) -> None:
+        """Write one `_metadata` value; pinning the vectors' width also builds their HNSW index."""
+        def work(conn: Any) -> None:
+            conn.execute(SET_META, (key, value))
+            if key == DIMENSIONS_KEY and value.isdigit():
+                from memory_adapters.store.postgres.schema import ensure_hnsw_index
+
+                ensure_hnsw_index(conn, int(value))
+
+        self._in_tx(work)

@@ -1,0 +1,1 @@
+"""What the SQLite and PostgreSQL stores share: SQL spelled by a dialect."""

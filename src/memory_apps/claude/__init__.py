@@ -1,0 +1,1 @@
+"""Claude Code's settings files: installing the hook and the MCP server."""

@@ -1,0 +1,1 @@
+"""The subcommands of `iflow-memory`, and the formatting and progress they share."""

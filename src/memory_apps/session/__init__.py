@@ -1,0 +1,1 @@
+"""What runs on a session start: the hook and the injector's shell, its watchdog, the injection itself."""

@@ -1,0 +1,1 @@
+"""The composition root: what is built from what, for every app."""

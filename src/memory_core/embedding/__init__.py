@@ -1,0 +1,1 @@
+"""Embedding: vectors checked and normalised, the pinned space, the session start's embedding worker."""

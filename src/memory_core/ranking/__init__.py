@@ -1,0 +1,1 @@
+"""Ranking: the spec's scoring formula, relevance fusion, the category-balanced selection and the legacy injector."""

@@ -1,0 +1,1 @@
+"""Safety: secret redaction and stored text made inert where it is printed."""

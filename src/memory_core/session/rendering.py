@@ -1,0 +1,82 @@
+"""Rendering the session memory block (design I10): its frame, and database entries in it.
+
+Everything the block prints from stored text goes through `memory_core.safety.inert` (ADR 13); `header_line` stays
+the verbatim heading the knowledge-bank markdown writers need."""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional, Sequence
+
+from memory_core.safety.inert import inert_block_text, one_line, strip_controls
+from memory_core.entries.records import CATEGORIES, CATEGORY_TITLES, Entry
+
+_SECTION_ADVICE = {"anti-patterns": " to Avoid", "heuristics": "", "patterns": " to Follow"}
+SECTION_TITLES = {category: f"### {CATEGORY_TITLES[category]}{_SECTION_ADVICE[category]}" for category in CATEGORIES}
+BLOCK_TITLE = "## Engineering Memory (from knowledge bank)"
+TYPE_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": "Heuristic: "}
+"""The `{Type}: ` an entry heading may start with; the knowledge-bank reader strips one."""
+HEADER_PREFIX = {**TYPE_PREFIX, "heuristics": ""}
+"""The prefix an entry heading is written with: heuristics go without one."""
+_TITLES = {title.lstrip("# ").casefold() for title in (*SECTION_TITLES.values(), BLOCK_TITLE)}
+
+
+def entry_heading(category: str, name: str) -> str:
+    """`### Anti-Pattern: Name`, `### Pattern: Name` or `### Name` for a name of this category."""
+    prefix = HEADER_PREFIX[category]
+    if not prefix and name.startswith(TYPE_PREFIX[category]):
+        prefix = TYPE_PREFIX[category]  # the reader strips one such prefix from heuristics
+    return f"### {prefix}{name}"
+
+
+def header_line(entry: Entry) -> str:
+    """`### Anti-Pattern: Name`, `### Pattern: Name` or `### Name`, readable back to the same name."""
+    return entry_heading(entry.category, entry.name)
+
+
+def _distinct_heading(category: str, heading: str) -> str:
+    """An entry heading that reads like a section or block title gets its type prefix."""
+    if heading[4:].strip().rstrip("#").strip().casefold() in _TITLES:
+        return f"### {TYPE_PREFIX[category]}{heading[4:].lstrip()}"
+    return heading
+
+
+@functools.lru_cache(maxsize=256)  # the block is rendered again while it is fitted to its budget: same texts
+def inert_entry_text(category: str, text: str) -> str:
+    """An entry (`### ` heading, then its lines) as the block prints it: the heading on one line and distinct
+    from the block's own titles, every other line inert."""
+    head, newline, body = text.partition("\n")
+    if not head.startswith("### "):
+        return inert_block_text(text)
+    return _distinct_heading(category, "### " + one_line(head[4:])) + newline + inert_block_text(body)
+
+
+def detail_lines(entry: Entry) -> list[str]:
+    """Markdown metadata bullets kept from an imported entry (its reasoning when it is a bullet list)."""
+    lines = [line for line in entry.reasoning.splitlines() if line.strip()]
+    if lines and all(line.startswith("- ") for line in lines):
+        return lines
+    return []
+
+
+def render_entry(entry: Entry) -> str:
+    """Render one entry the way knowledge-bank markdown shows it, inert."""
+    lines = [entry_heading(entry.category, one_line(entry.name)), entry.description]
+    lines += detail_lines(entry)
+    lines.append(f"- Observation count: {entry.observation_count}")
+    lines.append(f"- Confidence: {entry.confidence}")
+    return inert_entry_text(entry.category, "\n".join(lines))
+
+
+def render_block(sections: Sequence[tuple[str, Sequence[str]]], diagnostic: Optional[str] = None) -> str:
+    """Render the memory block: title, optional diagnostic line, category sections, `---`; entry texts are
+    made inert here too, so the markdown pipeline's raw entries cannot forge the frame either."""
+    lines = [BLOCK_TITLE, ""]
+    if diagnostic:
+        lines += [strip_controls(diagnostic), ""]
+    for category, texts in sections:
+        lines.append(SECTION_TITLES[category])
+        lines.append("\n\n".join(inert_entry_text(category, text) for text in texts))
+        lines.append("")
+    lines.append("---")
+    return "\n".join(lines) + "\n"
