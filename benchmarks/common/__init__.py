@@ -1,1 +1,1 @@
-"""Helpers shared by the benchmark entry points (run.py, search_latency.py): timing, statistics, synthetic stores."""
+"""Helpers every benchmark section shares: paths, timing, statistics, synthetic stores and knowledge banks."""

@@ -88,12 +88,7 @@ def session_queries(project: Path, store: Path, url: str, context: int) -> dict:
             continue
         explained.append({**_short(s), "explain": explain(url, sql, s["params"], tuple(setups))})
         setups = []
-    from benchmarks.postgres.prototypes import prototypes
-
-    from memory_adapters.project.identity import project_scopes
-
-    scopes = list(project_scopes(str(project)))
-    return {"diagnostic": line, "statements": explained, "prototypes": prototypes(url, statements, scopes)}
+    return {"diagnostic": line, "statements": explained}
 
 
 def _short(statement: dict) -> dict:

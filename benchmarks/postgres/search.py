@@ -1,7 +1,7 @@
 """Warm searches at one size: `MemoryService.search` and the MCP `search_memory` tool on one long-lived
 service (local model kept), new queries each call; against a floor measured in the same run (PostgreSQL: the
 query embedding plus one HNSW nearest-200 query; SQLite: the embedding plus one matrix product, as
-benchmarks/search_latency.py measures it)."""
+the `latency` section measures it)."""
 
 from __future__ import annotations
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from benchmarks.common.stats import latency
 from benchmarks.postgres.server import Server
+from benchmarks.suite.constants import PROCS
 
-WRITER = Path(__file__).with_name("writer_proc.py")
+WRITER = PROCS / "writer.py"
 STARTUP_S = 4.0  # every process has imported and connected by then
 
 

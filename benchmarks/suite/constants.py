@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SRC = ROOT / "src"
-SHARED = ROOT.parent / "shared"
-KB_HEAD = SHARED / "fixtures" / "knowledge-bank" / "head"
-RESULTS = ROOT / "benchmarks" / "results.json"
+from benchmarks.common import paths
+
+ROOT, SRC, SHARED, KB_HEAD = paths.ROOT, paths.SRC, paths.SHARED, paths.BANK_HEAD
+RESULTS = paths.RESULTS / "suite.json"
 PROCS = ROOT / "benchmarks" / "procs"  # the scripts run as subprocesses
 PY = sys.executable
 

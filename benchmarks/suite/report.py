@@ -1,4 +1,4 @@
-"""The report: markdown tables on stdout, the same numbers in results.json (rewritten after every section)."""
+"""The report: markdown tables on stdout, the same numbers in results/suite.json (rewritten after every section)."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ INTRO = """\
 
 
 def section_session_starts(report: Report, workdir: Path, repeat: int, smoke: bool = False) -> dict:
-    """Run section 7 and return its numbers (also saved in results.json under '7_session_starts'); `smoke`: on a
+    """Run section 7 and return its numbers (also saved in results/suite.json under '7_session_starts'); `smoke`: on a
     1,000-entry store only (labelled 10,000 below) and a 300-entry first bank, to check that it runs."""
     report.out("\n## 7. Session starts under one deadline\n")
     if smoke:
