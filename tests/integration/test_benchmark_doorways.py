@@ -136,3 +136,14 @@ def test_the_entry_point_lists_every_section_and_each_gives_its_options(tmp_path
     unknown = subprocess.run([PYTHON, "-m", "benchmarks", "no-such-section"], cwd=str(PROJECT_ROOT),
                              env=subprocess_env(tmp_path), capture_output=True, text=True, timeout=HUNG_S)
     assert unknown.returncode == 2 and "invalid choice: 'no-such-section'" in unknown.stderr, unknown.stderr
+
+
+def test_the_benchmarks_import_no_cycle():
+    """No module of benchmarks/ reaches itself through its imports, function-local ones included (grimp reads
+    every import statement)."""
+    grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter (the dev extra)")
+    graph = grimp.build_graph("benchmarks")
+    for module in sorted(graph.modules):
+        for imported in graph.find_modules_directly_imported_by(module):
+            back = graph.find_shortest_chain(importer=imported, imported=module)
+            assert back is None, f"{module} imports {imported}, which imports it back: {' -> '.join(back)}"
