@@ -12,9 +12,8 @@ from typing import Optional
 from benchmarks.common.paths import BANK_HEAD, DATA
 from memory_core.entries.models import EntryDraft
 
-HERE = Path(__file__).resolve().parent
 PARAPHRASE = DATA / "semantic_vs_keyword.json"
-SESSIONS = HERE / "data" / "sessions.json"
+SESSIONS = DATA / "relevance_sessions.json"
 FEATURE_REF = re.compile(r"\bfeatures?\s*[#/]?\s*0*(\d{1,3})\b", re.IGNORECASE)
 MIN_FEATURE_ENTRIES = 4
 NAMES_IN_CONTEXT = 3
