@@ -1,1 +1,2 @@
-"""Helpers every benchmark section shares: paths, timing, statistics, synthetic stores and knowledge banks."""
+"""Helpers every benchmark section shares: paths, subprocesses, the benchmark project, synthetic stores and prose,
+knowledge banks, timing, statistics and markdown tables."""

@@ -32,10 +32,10 @@ from typing import Optional, Sequence
 
 from benchmarks.common.paths import RESULTS as RESULTS_DIR
 from benchmarks.common.paths import SRC
+from benchmarks.common.prose import queries, vector_pool
 from benchmarks.common.stats import latency
 from benchmarks.common.timer import time_ms, timed_calls
 from benchmarks.latency.passes import LIMIT, breakdown, floor, mcp_calls
-from benchmarks.latency.prose import queries, vector_pool
 from benchmarks.latency.report import busy_seconds, others_cores, render
 from benchmarks.latency.store import build_store, make_project
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.suite.report import table
+from benchmarks.common.tables import table
 
 
 def _ms(entry, key: str = "median_ms") -> str:

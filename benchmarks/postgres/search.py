@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from benchmarks.common.prose import queries
 from benchmarks.common.stats import latency, ratio
 from benchmarks.common.timer import time_ms, timed_calls
 from benchmarks.latency.passes import LIMIT, mcp_calls
 from benchmarks.latency.passes import floor as sqlite_floor
-from benchmarks.latency.prose import queries
 from benchmarks.postgres.sessions import _set_url
 
 

@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from benchmarks.common.fixtures import context_query_text, new_context
+from benchmarks.common.processes import base_env, diagnostic, injector, path_state, proc, run_proc, states
 from benchmarks.common.stats import latency
 from benchmarks.common.timer import time_ms
-from benchmarks.suite.fixtures import context_query_text, new_context
-from benchmarks.suite.processes import base_env, diagnostic, injector, path_state, proc, run_proc, states
 
 DATABASE_URL_ENV = "IFLOW_MEMORY_DATABASE_URL"
 HOOK_TIMEOUT_S = 3.0  # the reference hook line: `timeout 3`

@@ -11,9 +11,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.common.processes import PROCS
 from benchmarks.common.stats import latency
 from benchmarks.postgres.server import Server
-from benchmarks.suite.constants import PROCS
 
 WRITER = PROCS / "writer.py"
 STARTUP_S = 4.0  # every process has imported and connected by then

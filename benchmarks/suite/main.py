@@ -27,16 +27,17 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from benchmarks.common.paths import shown
+from benchmarks.common.processes import log
+from benchmarks.common.tables import table
 from benchmarks.suite.breakdown import section_breakdown
 from benchmarks.suite.constants import RESULTS
 from benchmarks.suite.import_embed import section_import_embed
 from benchmarks.suite.injector import section_injector
 from benchmarks.suite.legacy import section_legacy
 from benchmarks.suite.machine import machine, machine_rows
-from benchmarks.suite.processes import log
 from benchmarks.suite.quality import section_quality
 from benchmarks.suite.ranking import section_ranking
-from benchmarks.suite.report import Report, table
+from benchmarks.suite.report import Report
 from benchmarks.suite.semantic import section_semantic_vs_keyword
 from benchmarks.suite.session_starts import section_session_starts
 

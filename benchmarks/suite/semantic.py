@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from benchmarks.common.processes import base_env, check, run_proc
 from benchmarks.suite.constants import PY, ROOT
-from benchmarks.suite.processes import base_env, check, run_proc
 from benchmarks.suite.report import Report
 
 ALL_ROW = re.compile(r"\| \*\*all\*\* \| (\d+) \| (\d+) \| (\d+) \| ([\d.]+) / ([\d.]+) \| ([\d.]+) / ([\d.]+) "

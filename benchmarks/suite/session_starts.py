@@ -18,10 +18,10 @@ import subprocess
 import textwrap
 from pathlib import Path
 
+from benchmarks.common.fixtures import build_database, context_query_text, make_project
+from benchmarks.common.processes import base_env, log
 from benchmarks.common.store import LOCAL_SPACE
 from benchmarks.suite.constants import PY
-from benchmarks.suite.fixtures import build_database, context_query_text, make_project
-from benchmarks.suite.processes import base_env, log
 from benchmarks.suite.report import Report
 from benchmarks.suite.session_concurrent import concurrent
 from benchmarks.suite.session_first import first_sessions
