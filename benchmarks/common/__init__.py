@@ -1,1 +1,2 @@
-"""Helpers shared by the benchmark entry points (run.py, search_latency.py): timing, statistics, synthetic stores."""
+"""Helpers every benchmark section shares: paths, subprocesses, the benchmark project, synthetic stores and prose,
+knowledge banks, timing, statistics and markdown tables."""

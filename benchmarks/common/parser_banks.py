@@ -1,4 +1,4 @@
-"""Spec 001 AC1's knowledge banks, shared by the relevance suite (`python -m benchmarks.relevance`) and the local-model
+"""Spec 001 AC1's knowledge banks, shared by the relevance suite (`python -m benchmarks relevance`) and the local-model
 tests (tests/integration/test_local_model_ranking.py): 50 entries, every one observed once, spread over the three
 categories: 20 about parsers, 20 about deployment, 10 about testing, for a session whose active feature is CONTEXT.
 

@@ -1,1 +1,1 @@
-"""The parts of benchmarks/search_latency.py: synthetic prose and stores, the timed passes, the report."""
+"""The parts of `python -m benchmarks latency`: synthetic prose and stores, the timed passes, the report."""

@@ -17,7 +17,7 @@ from benchmarks.common.store import LOCAL_SPACE
 from benchmarks.common.timer import PhaseTimer, time_ms, timed_calls
 
 LIMIT = 10
-PART_LABELS = {  # the keys are keys of search_latency.json
+PART_LABELS = {  # the keys are keys of results/latency.json
     "embed": "query embedding (model + normalising)",
     "vectors_load": "loading the vector matrix (cache file / store)",
     "similarities": "vector similarities (incl. loading)",

@@ -1,4 +1,4 @@
-"""The markdown report of benchmarks/search_latency.py, and how busy other processes kept the machine."""
+"""The markdown report of `python -m benchmarks latency`, and how busy other processes kept the machine."""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common.prose import POOL, Prose
 from benchmarks.common.store import CATEGORIES, LOCAL_SPACE, size_mb, write_store
-from benchmarks.latency.prose import POOL, Prose
 
 
 def build_store(store_dir: Path, project: Path, count: int, pool: np.ndarray) -> dict:

@@ -1,11 +1,10 @@
-"""`python -m benchmarks.postgres.build --sizes 1000000`: build (or find) the databases only, e.g. the 1M one in
+"""`python -m benchmarks postgres-build --sizes 1000000`: build (or find) the databases only, e.g. the 1M one in
 the background while smaller sizes are measured."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -14,9 +13,9 @@ from benchmarks.postgres.server import DEFAULT_DATA_DIR, Server
 from benchmarks.postgres.setup import bench_project, embedder, log, vector_pool
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> int:
     """Build the PostgreSQL databases of --sizes and print their build records."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=prog, description=" ".join(__doc__.split()))
     parser.add_argument("--sizes", default="1000000", help="comma-separated entry counts")
     parser.add_argument("--url", default=None, help="an existing server (postgresql://…/any)")
     parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR), help="pgserver data directory (kept)")
@@ -30,7 +29,3 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         server.close()
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

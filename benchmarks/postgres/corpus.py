@@ -13,8 +13,8 @@ from typing import Iterator
 
 import numpy as np
 
+from benchmarks.common.prose import Prose
 from benchmarks.common.store import CATEGORIES, LOCAL_SPACE
-from benchmarks.latency.prose import Prose
 
 DIMS = LOCAL_SPACE[2]
 CHUNK = 20_000

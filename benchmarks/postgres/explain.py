@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.suite.fixtures import new_context
+from benchmarks.common.fixtures import new_context
 
 SESSION_DEADLINE_ENV = "IFLOW_MEMORY_SESSION_DEADLINE_S"
 
@@ -34,7 +34,7 @@ class _Recording:
 def record_session(project: Path, store: Path, url: str, context: int) -> tuple[list[dict], str]:
     """The statements of one session start (hook wiring, in process, a new context) and its diagnostic line.
     A 60 s deadline and no statement timeout (the hook's is 1.5 s), so every statement runs to its end."""
-    from benchmarks.suite.processes import diagnostic
+    from benchmarks.common.processes import diagnostic
     from memory_adapters.store.postgres.connection import PostgresConnection
     from memory_apps.wiring import container_config
     from memory_apps.session.shell import answer_session, session_deadline
@@ -88,12 +88,7 @@ def session_queries(project: Path, store: Path, url: str, context: int) -> dict:
             continue
         explained.append({**_short(s), "explain": explain(url, sql, s["params"], tuple(setups))})
         setups = []
-    from benchmarks.postgres.prototypes import prototypes
-
-    from memory_adapters.project.identity import project_scopes
-
-    scopes = list(project_scopes(str(project)))
-    return {"diagnostic": line, "statements": explained, "prototypes": prototypes(url, statements, scopes)}
+    return {"diagnostic": line, "statements": explained}
 
 
 def _short(statement: dict) -> dict:

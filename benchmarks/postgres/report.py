@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.suite.report import table
+from benchmarks.common.tables import table
 
 
 def _ms(entry, key: str = "median_ms") -> str:
@@ -66,8 +66,6 @@ def render(results: dict) -> str:
                  "" if not s["explain"] else s["explain"]["top"][:60], s["sql"][:110])
                 for s in e["statements"]]
         out.append(table(["ms in session", "EXPLAIN ms", "top plan node", "statement"], rows, right=(0, 1)))
-        for name, p in e.get("prototypes", {}).items():
-            out.append(f"- prototype `{name}`: {p['execution_ms']} ms ({p.get('note', '')})")
     for line in results.get("verdicts", []):
         out.append(f"\n**{line}**")
     return "\n".join(out) + "\n"

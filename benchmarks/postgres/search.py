@@ -1,18 +1,18 @@
 """Warm searches at one size: `MemoryService.search` and the MCP `search_memory` tool on one long-lived
 service (local model kept), new queries each call; against a floor measured in the same run (PostgreSQL: the
 query embedding plus one HNSW nearest-200 query; SQLite: the embedding plus one matrix product, as
-benchmarks/search_latency.py measures it)."""
+the `latency` section measures it)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Optional
 
+from benchmarks.common.prose import queries
 from benchmarks.common.stats import latency, ratio
 from benchmarks.common.timer import time_ms, timed_calls
 from benchmarks.latency.passes import LIMIT, mcp_calls
 from benchmarks.latency.passes import floor as sqlite_floor
-from benchmarks.latency.prose import queries
 from benchmarks.postgres.sessions import _set_url
 
 

@@ -9,15 +9,13 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from benchmarks.common.fixtures import context_query_text, new_context
+from benchmarks.common.processes import base_env, diagnostic, injector, path_state, proc, run_proc, states
 from benchmarks.common.stats import latency
 from benchmarks.common.timer import time_ms
-from benchmarks.suite.fixtures import context_query_text, new_context
-from benchmarks.suite.processes import (base_env, diagnostic, injector, injector_args, path_state, proc, run_proc,
-                                       states)
 
 DATABASE_URL_ENV = "IFLOW_MEMORY_DATABASE_URL"
 HOOK_TIMEOUT_S = 3.0  # the reference hook line: `timeout 3`
-PG_FLOOR = Path(__file__).with_name("pg_floor.py")
 _contexts = iter(range(int(time.time()) % 100_000 * 1000, 10**12))  # never a context an earlier run embedded
 
 
@@ -31,16 +29,11 @@ def environment(home: Path, ceiling: Path, url: Optional[str]) -> dict:
 
 
 def hook_runs(project: Path, store: Path, models_store: Path, env: dict, runs: int, url: Optional[str],
-              cwd: Path, script: Optional[Path] = None, models_env: Optional[dict] = None) -> dict:
+              cwd: Path, models_env: Optional[dict] = None) -> dict:
     """`runs` interleaved rounds (after one warm-up) of: a cached context, a new context, a new context with
     the model's optimised copy, the model floor and (PostgreSQL) the server floor. Wall ms from spawn to exit.
-    `script` runs instead of `python -m memory_apps.injector` (same arguments). `models_env` is the environment
-    whose cache directory holds the model's optimised copy (the `models_store` runs use it)."""
-    def session(global_store: Path) -> list[str]:
-        if script is None:
-            return injector(project, global_store)
-        return [proc("model_floor")[0], str(script), *injector_args(project, global_store)]
-
+    `models_env` is the environment whose cache directory holds the model's optimised copy (the `models_store`
+    runs use it)."""
     query = context_query_text()
     with_url = lambda e: {**e, DATABASE_URL_ENV: url} if url else {k: v for k, v in e.items()  # noqa: E731
                                                                     if k != DATABASE_URL_ENV}
@@ -48,7 +41,7 @@ def hook_runs(project: Path, store: Path, models_store: Path, env: dict, runs: i
     kinds = {"cached": None, "new_context": store, "new_context_models": models_store,
              "model_floor": proc("model_floor", query)}
     if url:
-        kinds["server_floor"] = [proc("model_floor")[0], str(PG_FLOOR), url]
+        kinds["server_floor"] = proc("pg_floor", url)
     samples: dict[str, list[float]] = {k: [] for k in kinds}
     seen: dict[str, list[str]] = {k: [] for k in ("cached", "new_context", "new_context_models")}
     lines: dict[str, str] = {}
@@ -56,10 +49,10 @@ def hook_runs(project: Path, store: Path, models_store: Path, env: dict, runs: i
         for kind, command in kinds.items():
             if kind == "cached":
                 new_context(project, 0)
-                command = session(store)
+                command = injector(project, store)
             elif kind.startswith("new_context"):
                 new_context(project, next(_contexts))
-                command = session(command)
+                command = injector(project, command)
             ms, done = run_proc(command, models_env if kind == "new_context_models" else env, cwd)
             if done.returncode != 0:
                 raise RuntimeError(f"{kind} failed: {done.stderr[-2000:]}")

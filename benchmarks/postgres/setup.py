@@ -21,7 +21,7 @@ def log(message: str) -> None:
 
 def bench_project(root: Path) -> tuple[Path, str]:
     """The project every session starts in (an active feature, the local model configured) and its scope."""
-    from benchmarks.suite.fixtures import make_project
+    from benchmarks.common.fixtures import make_project
     from memory_adapters.project.identity import project_identity
 
     project = make_project(root.resolve(), {"embedding_provider": "local"})

@@ -11,10 +11,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.common.processes import PROCS
 from benchmarks.common.stats import latency
 from benchmarks.postgres.server import Server
 
-WRITER = Path(__file__).with_name("writer_proc.py")
+WRITER = PROCS / "writer.py"
 STARTUP_S = 4.0  # every process has imported and connected by then
 
 

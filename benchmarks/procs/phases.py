@@ -24,7 +24,7 @@ _S = "memory_adapters.store.sqlite.store:SqliteEntryStore."
 _N = "memory_adapters.vectors.numpy_vector_index:NumpyVectorIndex."
 _L = "memory_adapters.embedders.local_embedder:LocalOnnxEmbedder."
 _R = "memory_core.usecases.retrieve:"
-PHASES = (  # (target, label); the labels are keys of results.json
+PHASES = (  # (target, label); the labels are keys of results/suite.json
     ("memory_core.usecases.session_start:SessionStart.run", "other (session glue: first-run check, metadata, leases)"),
     ("memory_core.usecases.session_start:SessionStart._collect",
      "waiting for the query vector (model load + embed on the worker)"),

@@ -1,13 +1,14 @@
-"""Keyword labels the local extractive tier gives the real knowledge bank (spec 001 AC5), as a first session's
-import stores them: every entry through `TieredKeywords` with only the local tier, nothing supplied.
+"""`python -m benchmarks keyword-labels`: keyword labels the local extractive tier gives the real knowledge bank
+(spec 001 AC5), as a first session's import stores them: every entry through `TieredKeywords` with only the
+local tier, nothing supplied.
 
 Run from the project root:
 
-    .venv/bin/python benchmarks/relevance/keyword_labels.py [--bank DIR] [--out PATH]
+    .venv/bin/python -m benchmarks keyword-labels [--bank DIR] [--out PATH]
 
 Prints a markdown table (entries, labels per entry, share of entries satisfying AC5, stopword/generic labels,
 CPU time for the whole bank) and ten sample entries with their labels; writes the same to
-benchmarks/relevance/results/keyword_labels.json (or --out). The bank is ../shared/fixtures/knowledge-bank/head
+benchmarks/results/keyword-labels.json (or --out). The bank is ../shared/fixtures/knowledge-bank/head
 unless --bank names another knowledge-bank directory.
 """
 
@@ -16,13 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
+from typing import Optional, Sequence
 
-HERE = Path(__file__).resolve().parent
-BANK_HEAD = HERE.parents[1].parent / "shared" / "fixtures" / "knowledge-bank" / "head"
-RESULTS = HERE / "results" / "keyword_labels.json"
+from benchmarks.common.paths import BANK_HEAD
+from benchmarks.common.paths import RESULTS as RESULTS_DIR
+
+RESULTS = RESULTS_DIR / "keyword-labels.json"
 SAMPLES = 10
 
 
@@ -57,12 +59,12 @@ def summary(drafts: list, labels: list[list[str]]) -> dict:
             "ac5_share": round(sum(ac5) / len(ac5), 4), "stopword_or_generic_labels": stop_hits}
 
 
-def main() -> int:
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> int:
     """Label the bank, print the table and samples, write the JSON."""
-    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser = argparse.ArgumentParser(prog=prog, description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--bank", type=Path, default=None, help="a knowledge-bank directory (default: the real bank)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON results (default %(default)s)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.bank is None and not BANK_HEAD.is_dir():
         print(f"Skipped: {BANK_HEAD} not present (clone with ../shared beside the project).")
         return 0
@@ -91,7 +93,3 @@ def main() -> int:
                         encoding="utf-8")
     print(f"\nWrote {args.out}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -9,14 +9,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Optional
 
+from benchmarks.common.paths import BANK_HEAD, DATA
 from memory_core.entries.models import EntryDraft
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-SHARED = ROOT.parent / "shared"
-BANK_HEAD = SHARED / "fixtures" / "knowledge-bank" / "head"
-PARAPHRASE = ROOT / "benchmarks" / "data" / "semantic_vs_keyword.json"
-SESSIONS = HERE / "data" / "sessions.json"
+PARAPHRASE = DATA / "semantic_vs_keyword.json"
+SESSIONS = DATA / "relevance_sessions.json"
 FEATURE_REF = re.compile(r"\bfeatures?\s*[#/]?\s*0*(\d{1,3})\b", re.IGNORECASE)
 MIN_FEATURE_ENTRIES = 4
 NAMES_IN_CONTEXT = 3

@@ -1,6 +1,6 @@
-"""Leave-one-set-out cross-validation of the `relevance` ranking's weights (ADR 18).
+"""`python -m benchmarks tuning`: leave-one-set-out cross-validation of the `relevance` ranking's weights (ADR 18).
 
-Run from the repository root:  .venv/bin/python -m benchmarks.relevance.tuning [--sets A,B,...] [--out PATH]
+Run from the repository root:  .venv/bin/python -m benchmarks tuning [--sets A,B,...] [--out PATH]
 
 For every set of the relevance suite, the weights are chosen on the *other* sets (the grid below, by mean
 recall@20 over those sets, nDCG@10 breaking ties) and reported on the held-out set, next to the shipped
@@ -18,13 +18,16 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 from statistics import mean
+from typing import Optional, Sequence
 
-from benchmarks.relevance.__main__ import ROOT, rank_all, set_signals
+from benchmarks.common.paths import RESULTS as RESULTS_DIR
+from benchmarks.common.paths import shown
+from benchmarks.relevance.main import rank_all, set_signals
 from benchmarks.relevance.methods import METHODS, SINGLE_SIGNALS
 from benchmarks.relevance.sets import all_sets, chosen_sets
 from memory_core.ranking.relevance_fusion import RelevanceTuning
 
-RESULTS = ROOT / "benchmarks" / "relevance" / "results" / "tuning.json"
+RESULTS = RESULTS_DIR / "tuning.json"
 GRID = {"passage_keyword": (0.5, 0.75, 1.0), "passage_best": (0.3, 0.5, 0.7), "whole": (0.25, 0.5, 1.0),
         "keyword": (0.5, 1.0)}
 
@@ -34,12 +37,12 @@ def candidates() -> list[RelevanceTuning]:
     return [replace(RelevanceTuning(), **dict(zip(GRID, values))) for values in itertools.product(*GRID.values())]
 
 
-def main() -> int:
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> int:
     """Score every candidate on every set, then choose per held-out set and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--sets", help="comma-separated set names, at least two (default: all)")
-    parser.add_argument("--out", default=str(RESULTS), help=f"JSON results (default {RESULTS.relative_to(ROOT)})")
-    args = parser.parse_args()
+    parser.add_argument("--out", default=str(RESULTS), help=f"JSON results (default {shown(RESULTS)})")
+    args = parser.parse_args(argv)
     sets, unknown = chosen_sets(args.sets)
     if unknown:
         parser.error(f"--sets: no set named {', '.join(unknown)} here; the sets: "
@@ -84,7 +87,3 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"grid": GRID, "held_out": report}, indent=1), encoding="utf-8")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

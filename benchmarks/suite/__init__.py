@@ -1,1 +1,1 @@
-"""The sections of benchmarks/run.py, one module each, and the helpers they share."""
+"""The sections of `python -m benchmarks suite`, one module each, and the helpers they share."""

@@ -7,13 +7,14 @@ import re
 from pathlib import Path
 from typing import Sequence
 
+from benchmarks.common.processes import base_env, injector_args, run_proc
 from benchmarks.common.stats import median
+from benchmarks.common.tables import table
 from benchmarks.common.timer import repeat_ms
 from benchmarks.suite.constants import PY
 from benchmarks.suite.overheads import process_overheads
 from benchmarks.suite.phase_table import phase_table
-from benchmarks.suite.processes import base_env, injector_args, run_proc
-from benchmarks.suite.report import Report, table
+from benchmarks.suite.report import Report
 
 # The hook path (memory_apps.session.injection + hook_wiring) against what it avoids (pydantic models, the container).
 MODULES = ("numpy", "pydantic", "dependency_injector.containers", "memory_core.entries.models", "memory_apps.config",

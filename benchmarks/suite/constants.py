@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from benchmarks.common import paths, processes
 
-ROOT = Path(__file__).resolve().parents[2]
-SRC = ROOT / "src"
-SHARED = ROOT.parent / "shared"
-KB_HEAD = SHARED / "fixtures" / "knowledge-bank" / "head"
-RESULTS = ROOT / "benchmarks" / "results.json"
-PROCS = ROOT / "benchmarks" / "procs"  # the scripts run as subprocesses
-PY = sys.executable
+ROOT, SRC, SHARED, KB_HEAD = paths.ROOT, paths.SRC, paths.SHARED, paths.BANK_HEAD
+RESULTS = paths.RESULTS / "suite.json"
+PY, LIMIT = processes.PY, processes.LIMIT
 
 BENCH_SPACE = ("bench", "random-768", 768)  # AC9a: mock 768-dim vectors, stub query embedder
-LIMIT = 20
 TARGETS = {"keyword": 1.5, "vector": 1.5, "full_local": 1.3, "ranking_ms": 10.0}
-SECRET_VARIABLES = ("GEMINI_API_KEY", "VOYAGE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_HOST")

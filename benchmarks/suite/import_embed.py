@@ -7,11 +7,12 @@ import shutil
 import textwrap
 from pathlib import Path
 
+from benchmarks.common.fixtures import copy_bank, write_settings
+from benchmarks.common.processes import base_env, check, run_proc
 from benchmarks.common.stats import median, summary
+from benchmarks.common.tables import table
 from benchmarks.suite.constants import KB_HEAD, PY, SHARED
-from benchmarks.suite.fixtures import copy_bank, write_settings
-from benchmarks.suite.processes import base_env, check, run_proc
-from benchmarks.suite.report import Report, table
+from benchmarks.suite.report import Report
 
 INTRO = """\
     `python -m memory_apps.cli import` and `... embed` as subprocesses into a fresh store each repeat

@@ -6,14 +6,15 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
+from benchmarks.common.fixtures import build_database, context_query_text, make_project, new_context
+from benchmarks.common.processes import (base_env, diagnostic, injector, injector_args, log, path_state,
+                                         peak_rss_mb, proc, run_proc, states)
 from benchmarks.common.stats import median, ratio, summary, verdict
 from benchmarks.common.store import LOCAL_SPACE
+from benchmarks.common.tables import table
 from benchmarks.common.timer import repeat_ms
 from benchmarks.suite.constants import LIMIT, PY, TARGETS
-from benchmarks.suite.fixtures import build_database, context_query_text, make_project, new_context
-from benchmarks.suite.processes import (base_env, diagnostic, injector, injector_args, log, path_state,
-                                        peak_rss_mb, proc, run_proc, states)
-from benchmarks.suite.report import Report, table
+from benchmarks.suite.report import Report
 
 INTRO = """\
     Wall time of `python -m memory_apps.injector --project-root P --limit {LIMIT} --global-store G` as a

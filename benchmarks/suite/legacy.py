@@ -6,12 +6,13 @@ from pathlib import Path
 from typing import Optional
 
 from benchmarks.common.bank import BankEntry, write_bank
+from benchmarks.common.fixtures import make_project, synthetic_rows
+from benchmarks.common.processes import base_env, check, injector, run_proc
 from benchmarks.common.stats import median, ratio, summary
+from benchmarks.common.tables import table
 from benchmarks.common.timer import repeat_ms
 from benchmarks.suite.constants import LIMIT, PY
-from benchmarks.suite.fixtures import make_project, synthetic_rows
-from benchmarks.suite.processes import base_env, check, injector, run_proc
-from benchmarks.suite.report import Report, table
+from benchmarks.suite.report import Report
 
 
 def section_legacy(report: Report, workdir: Path, repeat: int, floor: Optional[dict]) -> dict:

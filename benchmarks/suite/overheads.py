@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchmarks.common.processes import check, injector_args, path_state, run_proc, states
 from benchmarks.common.stats import median, summary
+from benchmarks.common.tables import table
 from benchmarks.suite.constants import PY
-from benchmarks.suite.processes import check, injector_args, path_state, run_proc, states
-from benchmarks.suite.report import Report, table
+from benchmarks.suite.report import Report
 
 _NO_GC = "import gc; gc.disable(); "
 _EXIT = "; sys.stdout.flush(); os._exit(0)"

@@ -6,9 +6,10 @@ import json
 import time
 from pathlib import Path
 
+from benchmarks.common.processes import check, injector_args, proc, run_proc
 from benchmarks.common.stats import median
-from benchmarks.suite.processes import check, injector_args, proc, run_proc
-from benchmarks.suite.report import Report, table
+from benchmarks.common.tables import table
+from benchmarks.suite.report import Report
 
 VARIANTS = (("keyword", "keyword-project", False), ("vector_stub", "vector-project", True),
             ("vector_local", "vector-project", False))

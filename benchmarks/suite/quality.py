@@ -7,10 +7,10 @@ import os
 import re
 from pathlib import Path
 
+from benchmarks.common.fixtures import copy_bank
 from benchmarks.common.stats import median
 from benchmarks.common.timer import time_ms
 from benchmarks.suite.constants import KB_HEAD, LIMIT
-from benchmarks.suite.fixtures import copy_bank
 from benchmarks.suite.quality_report import print_quality
 from benchmarks.suite.report import Report
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import textwrap
 
 from benchmarks.common.stats import median
+from benchmarks.common.tables import table
 from benchmarks.suite.constants import LIMIT
-from benchmarks.suite.report import Report, table
+from benchmarks.suite.report import Report
 
 RECIPE = """\
     **Context** for feature N = `"feature-NNN: " + "; ".join(names of its first 3 entries in file order)`

@@ -10,13 +10,14 @@ from typing import Sequence
 
 import numpy as np
 
+from benchmarks.common.fixtures import build_database, context_query_text
+from benchmarks.common.processes import log
 from benchmarks.common.stats import summary, verdict
+from benchmarks.common.tables import table
 from benchmarks.common.timer import repeat_ms
 from benchmarks.suite.constants import BENCH_SPACE, LIMIT, TARGETS
-from benchmarks.suite.fixtures import build_database, context_query_text
-from benchmarks.suite.processes import log
 from benchmarks.suite.ranking_steps import ranking_steps
-from benchmarks.suite.report import Report, table
+from benchmarks.suite.report import Report
 
 BOLD_STEPS = {"ranking itself = scoring + selection", "total: `RetrieveAndRank.run`", "total: run + render"}
 INTRO = """\

@@ -1,4 +1,4 @@
-"""The report: markdown tables on stdout, the same numbers in results.json (rewritten after every section)."""
+"""The report: markdown tables on stdout, the same numbers in results/suite.json (rewritten after every section)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import json
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from benchmarks.suite.constants import KB_HEAD
 
@@ -42,22 +41,3 @@ class Report:
         self.save(key, {"skipped": f"{KB_HEAD} absent"})
         return True
 
-
-def table(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Iterable[int] = ()) -> str:
-    """A markdown table; columns listed in `right` are right-aligned."""
-    right = set(right)
-    cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(cells[0], widths)) + " |",
-             "|" + "|".join(("-" * (w + 1) + ":") if i in right else ("-" * (w + 2))
-                            for i, w in enumerate(widths)) + "|"]
-    for row in cells[1:]:
-        lines.append("| " + " | ".join(c.rjust(w) if i in right else c.ljust(w)
-                                        for i, (c, w) in enumerate(zip(row, widths))) + " |")
-    return "\n".join(lines)
-
-
-def _cell(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.2f}" if abs(value) < 10 else f"{value:.1f}"
-    return str(value)

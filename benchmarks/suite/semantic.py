@@ -1,12 +1,12 @@
-"""Section 6: benchmarks/semantic_vs_keyword.py run as a subprocess, its table printed and its totals parsed."""
+"""Section 6: `python -m benchmarks semantic` run as a subprocess, its table printed and its totals parsed."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from benchmarks.common.processes import base_env, check, run_proc
 from benchmarks.suite.constants import PY, ROOT
-from benchmarks.suite.processes import base_env, check, run_proc
 from benchmarks.suite.report import Report
 
 ALL_ROW = re.compile(r"\| \*\*all\*\* \| (\d+) \| (\d+) \| (\d+) \| ([\d.]+) / ([\d.]+) \| ([\d.]+) / ([\d.]+) "
@@ -18,10 +18,10 @@ FIELDS = (("relevant", int), ("keyword_hits", int), ("local_hits", int), ("recal
 
 def section_semantic_vs_keyword(report: Report, workdir: Path) -> dict:
     """Run section 6; saved under '6_semantic_vs_keyword'."""
-    report.out("\n## 6. Semantic vs. keyword (benchmarks/semantic_vs_keyword.py)\n")
+    report.out("\n## 6. Semantic vs. keyword (python -m benchmarks semantic)\n")
     env = base_env(workdir / "home", workdir)
-    ms, done = run_proc([PY, str(ROOT / "benchmarks" / "semantic_vs_keyword.py")], env, ROOT)
-    check(done, "semantic_vs_keyword.py")
+    ms, done = run_proc([PY, "-m", "benchmarks", "semantic"], env, ROOT)
+    check(done, "python -m benchmarks semantic")
     report.out(done.stdout.rstrip())
     results: dict = {"wall_s": round(ms / 1000, 1), "output": done.stdout}
     match = ALL_ROW.search(done.stdout)

@@ -7,10 +7,11 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from benchmarks.common.fixtures import new_context
+from benchmarks.common.processes import injector, path_state, states
 from benchmarks.common.stats import median
-from benchmarks.suite.fixtures import new_context
-from benchmarks.suite.processes import injector, path_state, states
-from benchmarks.suite.report import Report, table
+from benchmarks.common.tables import table
+from benchmarks.suite.report import Report
 
 CONCURRENT_LIMIT_S = 2.5
 

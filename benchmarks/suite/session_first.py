@@ -10,11 +10,12 @@ import time
 from pathlib import Path
 
 from benchmarks.common.bank import BankEntry, write_bank
+from benchmarks.common.fixtures import TOPICS, make_project, new_context
+from benchmarks.common.processes import diagnostic, injector, path_state, run_proc, states
 from benchmarks.common.stats import median
 from benchmarks.common.store import CATEGORIES
-from benchmarks.suite.fixtures import TOPICS, make_project, new_context
-from benchmarks.suite.processes import diagnostic, injector, path_state, run_proc, states
-from benchmarks.suite.report import Report, table
+from benchmarks.common.tables import table
+from benchmarks.suite.report import Report
 
 
 def lessons(project: Path, count: int, tag: str) -> Path:

@@ -7,10 +7,11 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+from benchmarks.common.fixtures import new_context
+from benchmarks.common.processes import injector, path_state, peak_rss_mb, proc, run_proc, states
 from benchmarks.common.stats import median, ratio, summary, verdict
-from benchmarks.suite.fixtures import new_context
-from benchmarks.suite.processes import injector, path_state, peak_rss_mb, proc, run_proc, states
-from benchmarks.suite.report import Report, table
+from benchmarks.common.tables import table
+from benchmarks.suite.report import Report
 
 DEADLINE_S = 2.0
 TARGET_CACHED = 1.3

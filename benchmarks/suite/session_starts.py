@@ -18,10 +18,10 @@ import subprocess
 import textwrap
 from pathlib import Path
 
+from benchmarks.common.fixtures import build_database, context_query_text, make_project
+from benchmarks.common.processes import base_env, log
 from benchmarks.common.store import LOCAL_SPACE
 from benchmarks.suite.constants import PY
-from benchmarks.suite.fixtures import build_database, context_query_text, make_project
-from benchmarks.suite.processes import base_env, log
 from benchmarks.suite.report import Report
 from benchmarks.suite.session_concurrent import concurrent
 from benchmarks.suite.session_first import first_sessions
@@ -37,7 +37,7 @@ INTRO = """\
 
 
 def section_session_starts(report: Report, workdir: Path, repeat: int, smoke: bool = False) -> dict:
-    """Run section 7 and return its numbers (also saved in results.json under '7_session_starts'); `smoke`: on a
+    """Run section 7 and return its numbers (also saved in results/suite.json under '7_session_starts'); `smoke`: on a
     1,000-entry store only (labelled 10,000 below) and a 300-entry first bank, to check that it runs."""
     report.out("\n## 7. Session starts under one deadline\n")
     if smoke:

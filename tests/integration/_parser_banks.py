@@ -5,22 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchmarks.common.bank import BankEntry
+from benchmarks.common.bank import write_bank as write_bank_entries
 from benchmarks.common.parser_banks import BANKS, CONTEXT, PARSER_NAMES, PARSER_SYNONYMS, SLUG
 
 __all__ = ["BANKS", "CONTEXT", "FILE_TITLES", "PARSER_NAMES", "PARSER_SYNONYMS", "SLUG", "write_bank"]
 
-HEADER_PREFIX = {"anti-patterns": "Anti-Pattern: ", "patterns": "Pattern: ", "heuristics": ""}
 FILE_TITLES = {"anti-patterns": "# Anti-Patterns", "patterns": "# Patterns", "heuristics": "# Heuristics"}
 
 
 def write_bank(project: Path, entries) -> None:
-    """Write entries as P/docs/knowledge-bank/{anti-patterns,heuristics,patterns}.md."""
-    bank = project / "docs" / "knowledge-bank"
-    bank.mkdir(parents=True, exist_ok=True)
-    for category, title in FILE_TITLES.items():
-        blocks = [f"{title}\n"]
-        for cat, name, description in entries:
-            if cat == category:
-                blocks.append(f"### {HEADER_PREFIX[cat]}{name}\n{description}\n"
-                              f"- Observation count: 1\n- Confidence: medium\n")
-        (bank / f"{category}.md").write_text("\n".join(blocks), encoding="utf-8")
+    """Write (category, name, description) entries, each observed once, as
+    P/docs/knowledge-bank/{anti-patterns,heuristics,patterns}.md (the benchmarks' writer)."""
+    write_bank_entries(project, [BankEntry(category, name, description, 1, "medium")
+                                 for category, name, description in entries], title_case=True)

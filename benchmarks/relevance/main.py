@@ -1,6 +1,6 @@
-"""Relevance suite: recall@20, nDCG@10 and MRR per method on sets of different character.
+"""`python -m benchmarks relevance`: recall@20, nDCG@10 and MRR per method on sets of different character.
 
-Run from the repository root:  .venv/bin/python -m benchmarks.relevance [--sets a,b] [--out PATH]
+Run from the repository root:  .venv/bin/python -m benchmarks relevance [--sets a,b] [--out PATH]
 
 Each set is stored in a temporary SQLite store exactly as the product stores it (local keyword tier, the bundled
 all-MiniLM-L6-v2 int8 model); signals come from the product's RetrieveAndRank; every method ranks the same
@@ -18,19 +18,18 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 from statistics import mean
+from typing import Optional, Sequence
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
-os.environ.setdefault("IFLOW_MEMORY_BACKGROUND", "0")
+from benchmarks.common.paths import RESULTS as RESULTS_DIR
+from benchmarks.common.paths import shown
+from benchmarks.relevance.corpus_store import BUILT_AT, build_store
+from benchmarks.relevance.methods import METHODS, PRODUCT, SINGLE_SIGNALS, Scorer
+from benchmarks.relevance.metrics import score_ranking
+from benchmarks.relevance.report import headline, method_table
+from benchmarks.relevance.sets import all_sets, chosen_sets
+from benchmarks.relevance.signals import SignalSource
 
-from benchmarks.relevance.corpus_store import BUILT_AT, build_store  # noqa: E402
-from benchmarks.relevance.methods import METHODS, PRODUCT, SINGLE_SIGNALS, Scorer  # noqa: E402
-from benchmarks.relevance.metrics import score_ranking  # noqa: E402
-from benchmarks.relevance.report import headline, method_table  # noqa: E402
-from benchmarks.relevance.sets import all_sets, chosen_sets  # noqa: E402
-from benchmarks.relevance.signals import SignalSource  # noqa: E402
-
-RESULTS = ROOT / "benchmarks" / "relevance" / "results" / "relevance.json"
+RESULTS = RESULTS_DIR / "relevance.json"
 
 
 class FixedClock:
@@ -90,12 +89,13 @@ def evaluate_set(relevance_set, workdir: str) -> dict:
         store.close()
 
 
-def main() -> int:
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> int:
     """Build every set's store, rank, print the tables, write the JSON."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--sets", help="comma-separated set names (default: all)")
-    parser.add_argument("--out", default=str(RESULTS), help=f"JSON results (default {RESULTS.relative_to(ROOT)})")
-    args = parser.parse_args()
+    parser.add_argument("--out", default=str(RESULTS), help=f"JSON results (default {shown(RESULTS)})")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("IFLOW_MEMORY_BACKGROUND", "0")
     sets, unknown = chosen_sets(args.sets)
     if unknown or not sets:
         parser.error(f"--sets: no set named {', '.join(unknown) or repr(args.sets)} here; the sets: "
@@ -123,7 +123,3 @@ def main() -> int:
                                "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1),
                    encoding="utf-8")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

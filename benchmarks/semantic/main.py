@@ -1,6 +1,6 @@
-"""Benchmark: what the local embedding model adds over keyword + prominence ranking.
+"""`python -m benchmarks semantic`: what the local embedding model adds over keyword + prominence ranking.
 
-Run from the repository root:  .venv/bin/python benchmarks/semantic_vs_keyword.py [--limit 10]
+Run from the repository root:  .venv/bin/python -m benchmarks semantic [--limit 10]
 
 The bank (benchmarks/data/semantic_vs_keyword.json, 60 entries) holds 12 entries for each of 4 session
 contexts, written so that they share no word with their context (paraphrases and synonyms only; checked
@@ -23,19 +23,18 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from typing import Optional, Sequence
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "src")]  # run as a script: the benchmarks package and the code it measures
+from benchmarks.common.bank import BankEntry, write_bank
+from benchmarks.common.paths import DATA as DATA_DIR
+from memory_apps.commands.embedding_jobs import embed_everything
+from memory_apps.config import MemoryConfig
+from memory_apps.wiring.container import build_container, embedding_plan, retrieval_for
+from memory_core.ports.context_source import ProjectContext
+from memory_core.ranking.context_query import compose_context_query
+from memory_core.ranking.fts_query import sanitise_fts_query
 
-from benchmarks.common.bank import BankEntry, write_bank  # noqa: E402
-from memory_apps.config import MemoryConfig  # noqa: E402
-from memory_apps.wiring.container import build_container, embedding_plan, retrieval_for  # noqa: E402
-from memory_apps.commands.embedding_jobs import embed_everything  # noqa: E402
-from memory_core.ranking.context_query import compose_context_query  # noqa: E402
-from memory_core.ranking.fts_query import sanitise_fts_query  # noqa: E402
-from memory_core.ports.context_source import ProjectContext  # noqa: E402
-
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "semantic_vs_keyword.json")
+DATA = str(DATA_DIR / "semantic_vs_keyword.json")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -104,11 +103,12 @@ def rank(store_dir: str, settings: MemoryConfig, query: str, limit: int):
     return result
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> int:
+    """Import and embed the bank, rank every context three ways, print the table."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=10, help="entries selected per context (default 10)")
     parser.add_argument("--data", default=DATA, help="benchmark bank (JSON)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     os.environ.setdefault("IFLOW_MEMORY_BACKGROUND", "0")
     started = time.monotonic()
 
@@ -169,7 +169,3 @@ def main() -> int:
           "(category-balanced, as injected). 'model alone' ranks with weights vector=1, keyword=0, prominence=0. "
           "FTS5 matches are the entries the context's words found; none of them is relevant by construction.")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

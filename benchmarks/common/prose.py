@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+from benchmarks.common.paths import ROOT
+
 POOL = 256  # texts really embedded; every entry's vector is a noisy copy of one of them
 
 

@@ -1,11 +1,11 @@
-"""`python -m benchmarks.postgres`: session starts and warm searches on PostgreSQL at 10k, 100k and 1M synthetic
+"""`python -m benchmarks postgres`: session starts and warm searches on PostgreSQL at 10k, 100k and 1M synthetic
 entries next to SQLite (10k, 100k), N concurrent writer processes, and EXPLAIN ANALYZE of a session start's
 statements at the largest size; tables on stdout, every number in benchmarks/results/postgres.json.
 
 A pgserver (bundled PostgreSQL 16 + pgvector 0.6.2) keeps its data in ~/.cache/iflow-memory-bench/pgdata
 (--data-dir), so each size's database is built once (COPY, then indexes, then HNSW; `bench_build` marks it
 complete) and reused; --url uses a server of your own instead. The 1M database takes about half an hour to
-build the first time: `python -m benchmarks.postgres.build --sizes 1000000` builds it alone.
+build the first time: `python -m benchmarks postgres-build --sizes 1000000` builds it alone.
 """
 
 from __future__ import annotations
@@ -20,23 +20,21 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from benchmarks.postgres import explain, load, report, search, sessions, suggested, writers
+from benchmarks.common.paths import RESULTS as RESULTS_DIR
+from benchmarks.postgres import explain, load, report, search, sessions, writers
 from benchmarks.postgres.server import DEFAULT_DATA_DIR, Server, cpu_count, masked
 from benchmarks.postgres.setup import bench_project, embedder, log, vector_pool
 
-ROOT = Path(__file__).resolve().parents[2]
-SUGGESTED = "postgres, suggested queries"
-RESULTS = ROOT / "benchmarks" / "results" / "postgres.json"
-SUGGESTED_SCRIPT = Path(__file__).with_name("suggested_injector.py")
+RESULTS = RESULTS_DIR / "postgres.json"
 
 
 def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(t) for t in text.split(",") if t.strip())
 
 
-def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+def parse(argv: Optional[Sequence[str]], prog: Optional[str] = None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=_ints, default=(10_000, 100_000, 1_000_000), help="PostgreSQL sizes")
     parser.add_argument("--sqlite-sizes", type=_ints, default=(10_000, 100_000), help="SQLite sizes")
     parser.add_argument("--runs", type=int, default=10, help="timed hook rounds and in-process sessions per size")
@@ -73,12 +71,6 @@ def measure_size(backend: str, size: int, ctx: dict, args) -> dict:
     if url and size in ctx["explain_sizes"]:
         log(f"{backend} {size:,}: EXPLAIN ANALYZE of a session start's statements")
         ctx["explain"][size] = explain.session_queries(project, store, url, 777_000_000 + size)
-        log(f"{backend} {size:,}: session starts and searches with the suggested queries (prototype)")
-        ctx["suggested"][size] = {"hook": sessions.hook_runs(project, store, models_store, ctx["env"], args.runs,
-                                                             url, work, SUGGESTED_SCRIPT,
-                                                             models_env=ctx["models_env"])}
-        suggested.apply()  # from here on, in this process (the last PostgreSQL size)
-        ctx["suggested"][size]["search"] = search.warm_search(project, store, url, args.calls, ctx["model"])
     shutil.rmtree(models_store, ignore_errors=True)
     return result
 
@@ -87,23 +79,21 @@ def verdicts(results: dict) -> list[str]:
     """Whether the largest PostgreSQL size's session start answers semantically inside the hook's 3 s."""
     lines = []
     largest = max((s for s, p in results["sizes"].items() if "postgres" in p), default=None)
-    for backend in ("postgres", SUGGESTED):
-        hook = results["sizes"].get(largest, {}).get(backend, {}).get("hook")
-        if not hook:
-            continue
+    hook = results["sizes"].get(largest, {}).get("postgres", {}).get("hook")
+    if hook:
         new = hook["new_context"]
         why = f" (stderr: {new['stderr']})" if new.get("stderr") else ""
         ok = new["p95_ms"] <= sessions.HOOK_TIMEOUT_S * 1000 and new["paths"] == "active"
-        lines.append(f"{largest:,} entries, {backend}, new context: {new['median_ms']:.0f} ms median, "
+        lines.append(f"{largest:,} entries, postgres, new context: {new['median_ms']:.0f} ms median, "
                      f"{new['p95_ms']:.0f} ms p95, path {new['paths']}, active within 3 s in "
                      f"{new['active_within_3s']} runs: {'MEETS' if ok else 'MISSES'} the hook's deadline. "
                      f"Diagnostic: {new['diagnostic'] or '(nothing printed)'}{why}")
     return lines
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> int:
     """Run every pass, print the tables and write the JSON."""
-    args = parse(argv)
+    args = parse(argv, prog)
     work = Path(tempfile.mkdtemp(prefix="iflow-pg-bench-"))
     os.environ["HOME"] = str(work / "home")  # nothing touches the real ~/.claude
     os.environ["GIT_CEILING_DIRECTORIES"] = str(work)
@@ -128,15 +118,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ctx = {"work": work, "project": project, "scope": scope, "server": server, "pool": pool, "texts": texts,
                "model": model, "env": env, "models_env": {**env, "XDG_CACHE_HOME": str(models)},
                "explain_sizes": args.explain_sizes or (max(args.sizes),) if args.sizes else (),
-               "explain": results["explain"], "suggested": {}}
+               "explain": results["explain"]}
         for size in sorted(set(args.sizes) | set(args.sqlite_sizes)):
             per = results["sizes"].setdefault(size, {})
             for backend, wanted in (("postgres", args.sizes), ("sqlite", args.sqlite_sizes)):
                 if size in wanted:
                     per[backend] = measure_size(backend, size, ctx, args)
                     shutil.rmtree(work / f"{backend}-{size}", ignore_errors=True)
-            if size in ctx["suggested"]:
-                per[SUGGESTED] = ctx["suggested"][size]
         if args.writers:
             results["writers"] = {"writes_per_process": args.writes,
                                   "runs": writers.concurrent_writers(server, args.writers, args.writes, ctx["env"],
@@ -152,7 +140,3 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, default=str) + "\n", encoding="utf-8")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """One writer process: open the store, wait for the common start, upsert WRITES entries (every fifth one
 reinforces one of ten entries every writer shares, so writers contend), print each write's latency as JSON.
-Usage: writer_proc.py postgres|sqlite URL|PATH WRITER WRITES START_EPOCH"""
+Usage: writer.py postgres|sqlite URL|PATH WRITER WRITES START_EPOCH"""
 
 import json
 import sys

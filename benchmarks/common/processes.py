@@ -10,7 +10,12 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from benchmarks.suite.constants import LIMIT, PROCS, PY, SECRET_VARIABLES, SRC
+from benchmarks.common.paths import ROOT, SRC
+
+PY = sys.executable
+PROCS = ROOT / "benchmarks" / "procs"  # the scripts run as subprocesses
+LIMIT = 20  # the session-start hook's --limit
+SECRET_VARIABLES = ("GEMINI_API_KEY", "VOYAGE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_HOST")
 
 
 def log(message: str) -> None:
