@@ -1,4 +1,6 @@
-"""Shared test setup: no test may open a network connection; fixture paths from ../shared; a throwaway PostgreSQL.
+"""Shared test setup: no test may open a network connection; fixture paths from ../shared; a throwaway PostgreSQL;
+the stores the contract and adapter tests make (`make_store`); the per-store `backend` of the integration and app
+tests (tests/_backend.py, loaded as a plugin).
 
 PostgreSQL runs on one throwaway server per test process (pytest-xdist workers each start their own), with a
 database per test copied from a migrated template. Where no server can start, the PostgreSQL tests skip with
@@ -21,6 +23,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT_ROOT.parent / "shared"
 FIXTURES = SHARED / "fixtures"
 _DATABASE_URL = "IFLOW_MEMORY_DATABASE_URL"  # a developer's team server is never a test's
+
+# A module of fixtures rather than fixtures here: tests/_backend.py needs tests/_helpers.py, which imports this file.
+pytest_plugins = ["tests._backend"]
 
 
 class NetworkBlocked(RuntimeError):
@@ -135,3 +140,35 @@ def postgres_url(postgres_server):
     url = postgres_server.new_database()
     yield url
     postgres_server.drop_database(url)
+
+
+@pytest.fixture
+def make_store(request, tmp_path):
+    """`make_store(backend, keyword_search=True)`: a store of that backend; the same backend again opens the same
+    database (a reopen); every store is closed after the test."""
+    made = []
+    urls: dict = {}
+
+    def make(backend: str, keyword_search: bool = True):
+        if backend == "fake":
+            from tests.fakes import InMemoryEntryStore
+
+            return InMemoryEntryStore(keyword_search=keyword_search)
+        if backend == "sqlite":
+            from memory_adapters.store.sqlite.store import SqliteEntryStore
+
+            store = SqliteEntryStore(str(tmp_path / "memory.db"), enable_fts5=keyword_search)
+        elif backend == "postgres":
+            from memory_adapters.store.postgres.store import PostgresEntryStore
+
+            if "url" not in urls:
+                urls["url"] = request.getfixturevalue("postgres_url")
+            store = PostgresEntryStore(urls["url"], keyword_search=keyword_search)
+        else:
+            raise ValueError(f"unknown backend {backend!r}")
+        made.append(store)
+        return store
+
+    yield make
+    for store in made:
+        store.close()

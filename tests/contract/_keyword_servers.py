@@ -14,7 +14,7 @@ from typing import Callable, Optional
 import httpx
 import httpx2
 
-from tests.contract._keyword_cases import CASES, TITLE_ONLY
+from tests._keyword_cases import CASES, TITLE_ONLY
 
 MESSAGES_URL = "https://api.anthropic.com/v1/messages"
 ANTHROPIC_ERRORS = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",

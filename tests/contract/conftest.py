@@ -1,5 +1,6 @@
 """Stores for the contract suites: a contract class names its `backend` ("sqlite", "postgres" or "fake") and
-gets a new, empty store of it as `store`; `make_store` makes more (or differently configured) ones.
+gets a new, empty store of it as `store`; `make_store` (tests/conftest.py, shared with the adapter tests) makes
+more (or differently configured) ones.
 
 PostgreSQL comes from the `postgres_server` and `postgres_url` fixtures of tests/conftest.py.
 """
@@ -7,37 +8,6 @@ PostgreSQL comes from the `postgres_server` and `postgres_url` fixtures of tests
 from __future__ import annotations
 
 import pytest
-
-from memory_adapters.store.sqlite.store import SqliteEntryStore
-from tests.fakes import InMemoryEntryStore
-
-
-@pytest.fixture
-def make_store(request, tmp_path):
-    """`make_store(backend, keyword_search=True)`: a store of that backend; the same backend again opens the same
-    database (a reopen); every store is closed after the test."""
-    made = []
-    urls: dict = {}
-
-    def make(backend: str, keyword_search: bool = True):
-        if backend == "fake":
-            return InMemoryEntryStore(keyword_search=keyword_search)
-        if backend == "sqlite":
-            store = SqliteEntryStore(str(tmp_path / "memory.db"), enable_fts5=keyword_search)
-        elif backend == "postgres":
-            from memory_adapters.store.postgres.store import PostgresEntryStore
-
-            if "url" not in urls:
-                urls["url"] = request.getfixturevalue("postgres_url")
-            store = PostgresEntryStore(urls["url"], keyword_search=keyword_search)
-        else:
-            raise ValueError(f"unknown backend {backend!r}")
-        made.append(store)
-        return store
-
-    yield make
-    for store in made:
-        store.close()
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from memory_core.errors import KeywordGenerationError
 from memory_core.policies.keyword_tiers import Tier, TieredKeywords
 from memory_core.entries.keywords import GENERIC_WORDS
 from memory_core.ports.keyword_generator import KeywordGenerator
-from tests.contract._keyword_cases import CASES, TITLE_ONLY, ac5_violations
+from tests._keyword_cases import CASES, TITLE_ONLY, ac5_violations
 from tests.contract._keyword_servers import FakeLLM, anthropic_transport, ollama_generate_transport
 from tests.fakes import FakeTicker
 

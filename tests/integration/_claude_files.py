@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from memory_apps.claude import install as install_claude
-from tests.integration._helpers import PYTHON
+from tests._helpers import PYTHON
 
 VENV_BIN = str(Path(PYTHON).parent)
 PORTABLE_HOOK = "iflow-memory hook session-start"

@@ -1,4 +1,5 @@
-"""Fixtures that several integration modules share (the plain helpers are in _helpers.py)."""
+"""Fixtures that several integration modules share (the plain helpers are in tests/_helpers.py; `backend`, which
+the app tests use too, is in tests/_backend.py)."""
 
 from __future__ import annotations
 
@@ -7,19 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration import _helpers
-from tests.integration._backend import BACKENDS, Backend
-from tests.integration._helpers import write_active_feature
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request, monkeypatch) -> Backend:
-    """Runs the test once per store: the SQLite file, then a fresh database on the test PostgreSQL server. The
-    apps the test starts through _helpers (run_app, run_in_process, run_module, app_env) use that store; code the
-    test calls in this process sees the URL only where the test sets it (`backend.env`)."""
-    chosen = Backend(request.param, request.getfixturevalue("postgres_url") if request.param != "sqlite" else None)
-    monkeypatch.setattr(_helpers, "BACKEND_ENV", chosen.env)
-    return chosen
+from tests._backend import BACKENDS, Backend
+from tests._helpers import write_active_feature
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

@@ -36,7 +36,7 @@ def test_import_contracts_are_kept(isolated_home):
 
 def _imported(module: str, args: list, home: Path, stdin: str = "") -> tuple[set[str], subprocess.CompletedProcess]:
     """Top-level packages a real `python -X importtime -m module` process imported, and the process."""
-    from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env
+    from tests._helpers import PYTHON, TIMEOUT_S, app_env
 
     result = subprocess.run([PYTHON, "-X", "importtime", "-m", module, *map(str, args)], env=app_env(home),
                             cwd=str(home), input=stdin, capture_output=True, text=True, timeout=TIMEOUT_S)
@@ -49,7 +49,7 @@ def test_detect_secrets_is_loaded_by_the_write_paths_never_by_a_session_start(tm
     """detect-secrets costs about 100 ms to import (ADR 12): a session start never loads it, whether it imports
     the bank (first session), answers from the database, prints the markdown pipeline or runs as the hook;
     the writer does (the same probe sees it there, so the probe can see it at all)."""
-    from tests.integration._helpers import write_settings
+    from tests._helpers import write_settings
 
     home, project, store = tmp_path / "home", tmp_path / "proj", tmp_path / "G"
     home.mkdir()

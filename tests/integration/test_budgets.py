@@ -15,7 +15,7 @@ from typing import Optional
 import pytest
 
 from memory_apps.session.injection import FENCE
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, diagnostic_line, entry_headers, write_settings
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, diagnostic_line, entry_headers, write_settings
 
 pytestmark = pytest.mark.slow
 

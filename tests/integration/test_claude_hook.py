@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 
 import pytest
 
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, diagnostic_line, entry_headers
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, diagnostic_line, entry_headers
 
 pytestmark = pytest.mark.slow
 

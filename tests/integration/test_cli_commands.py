@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.entries.hashing import content_hash
-from tests.integration._backend import URL_ENV, Backend
-from tests.integration._helpers import entry_headers, run_in_process, run_module, write_settings
+from tests._backend import URL_ENV, Backend
+from tests._helpers import entry_headers, run_in_process, run_module, write_settings
 
 pytestmark = pytest.mark.slow
 

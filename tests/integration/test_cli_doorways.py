@@ -19,8 +19,8 @@ from memory_apps import cli, injector, writer
 from memory_apps.commands.progress import ProgressBar
 from memory_core.entries.hashing import content_hash
 from tests._shared_prefix import sharing_a_prefix
-from tests.integration._backend import Backend
-from tests.integration._helpers import write_settings
+from tests._backend import Backend
+from tests._helpers import write_settings
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEMO_PROJECT = PROJECT_ROOT / "examples" / "demo-project"

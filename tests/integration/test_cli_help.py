@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, run_in_process
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, run_in_process
 
 pytestmark = pytest.mark.slow
 

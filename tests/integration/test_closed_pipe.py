@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory_apps import cli
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, demo_shop
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, demo_shop
 
 pytestmark = pytest.mark.slow
 

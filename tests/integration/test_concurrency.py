@@ -21,7 +21,7 @@ import pytest
 
 from memory_adapters.vectors.float32 import pack_vector
 from memory_core.entries.hashing import content_hash
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, db_rows
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ import pytest
 
 from memory_adapters.markdown.knowledge_bank import parse_file
 from memory_core.entries.hashing import content_hash
-from tests.integration._helpers import (
+from tests._helpers import (
     db_rows, diagnostic_line, entry_headers, run_app, run_hook, upsert_args,
 )
 

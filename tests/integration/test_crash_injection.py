@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration._agreement import assert_agree, database_state
-from tests.integration._helpers import PYTHON, app_env, run_in_process, write_settings
+from tests._helpers import PYTHON, app_env, run_in_process, write_settings
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ import pytest
 
 from memory_apps.session.injection import FENCE
 from tests.conftest import shared_fixture
-from tests.integration._helpers import (
+from tests._helpers import (
     copy_bank, diagnostic_line, entry_headers, run_injector, write_active_feature, write_settings,
 )
 

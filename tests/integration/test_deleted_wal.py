@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import PYTHON, app_env, db_rows, run_app, upsert_args, write_settings
+from tests._helpers import PYTHON, app_env, db_rows, run_app, upsert_args, write_settings
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, copy_bank
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, copy_bank
 from tests.conftest import shared_fixture
 
 pytestmark = pytest.mark.slow

@@ -18,7 +18,7 @@ from typing import Optional
 import pytest
 
 from memory_apps.commands.embedding import add_commands
-from tests.integration._helpers import db_rows, run_in_process
+from tests._helpers import db_rows, run_in_process
 
 pytestmark = pytest.mark.slow
 

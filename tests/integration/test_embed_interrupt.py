@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import PYTHON, app_env, db_rows, run_app, write_settings
+from tests._helpers import PYTHON, app_env, db_rows, run_app, write_settings
 
 pytestmark = pytest.mark.slow
 

@@ -20,7 +20,7 @@ import pytest
 from memory_adapters.store.sqlite.store import SqliteEntryStore
 from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.entries.models import EntryDraft
-from tests.integration._helpers import PYTHON, app_env
+from tests._helpers import PYTHON, app_env
 
 NOW = datetime(2026, 11, 23, tzinfo=timezone.utc)
 

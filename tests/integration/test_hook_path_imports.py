@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, demo_shop
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, demo_shop
 
 pytestmark = pytest.mark.slow
 

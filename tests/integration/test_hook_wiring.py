@@ -15,7 +15,7 @@ from memory_apps.commands.embedding_jobs import embed_everything
 from memory_apps.wiring.hook_wiring import HookWiring
 from memory_apps.session.injection import InjectRequest, run_injection
 from memory_core.session.deadline import Deadline, MonotonicTicker
-from tests.integration._helpers import (
+from tests._helpers import (
     PYTHON, TIMEOUT_S, app_env, copy_bank, diagnostic_line, entry_headers, run_injector, run_module, write_settings,
 )
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.conftest import shared_fixture
-from tests.integration._helpers import copy_bank, db_rows, run_in_process, write_settings
+from tests._helpers import copy_bank, db_rows, run_in_process, write_settings
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from tests.integration._helpers import run_in_process, write_settings
+from tests._helpers import run_in_process, write_settings
 
 PATTERNS = """# Patterns
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import run_in_process, run_module, write_settings
+from tests._helpers import run_in_process, run_module, write_settings
 
 pytestmark = pytest.mark.slow
 

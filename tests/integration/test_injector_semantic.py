@@ -15,8 +15,8 @@ import time
 import pytest
 
 from tests.conftest import shared_fixture
-from tests.integration._backend import Backend
-from tests.integration._helpers import (
+from tests._backend import Backend
+from tests._helpers import (
     TIMEOUT_S, app_env, copy_bank, db_rows, diagnostic_line, entries_per_section, entry_headers, make_realistic_project,
     run_in_process, run_injector, run_module, write_settings,
 )

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration._claude_files import VENV_BIN, hook_commands, local_settings, shared_settings
-from tests.integration._helpers import DEMO_PROJECT, TIMEOUT_S, app_env, entry_headers
+from tests._helpers import DEMO_PROJECT, TIMEOUT_S, app_env, entry_headers
 
 pytestmark = pytest.mark.slow
 

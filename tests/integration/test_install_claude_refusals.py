@@ -11,7 +11,7 @@ import pytest
 from tests.integration._claude_files import (
     PORTABLE_HOOK, VENV_BIN, claude_json, files, hook_commands, local_settings, shared_settings,
 )
-from tests.integration._helpers import git
+from tests._helpers import git
 
 
 def test_invalid_json_exits_1_names_the_file_and_writes_nothing(claude_install, project, isolated_home, user_cache):

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from tests.integration._claude_files import VENV_BIN, hook_commands, local_server, local_settings, read
-from tests.integration._helpers import DEMO_PROJECT, TIMEOUT_S, app_env, entry_headers
+from tests._helpers import DEMO_PROJECT, TIMEOUT_S, app_env, entry_headers
 
 
 @pytest.mark.slow

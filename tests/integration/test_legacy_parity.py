@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from tests.conftest import FIXTURES, shared_fixture
-from tests.integration._helpers import copy_bank, run_injector, write_settings
+from tests._helpers import copy_bank, run_injector, write_settings
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import (
+from tests._helpers import (
     SEMANTIC_ACTIVE, db_rows, diagnostic_line, entry_names, model_env, run_in_process, run_module,
     write_active_feature, write_settings,
 )

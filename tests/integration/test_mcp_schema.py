@@ -19,7 +19,7 @@ from mcp import Client  # noqa: E402
 from memory_core.entries.hashing import content_hash  # noqa: E402
 from memory_core.entries.models import CATEGORIES  # noqa: E402
 from memory_core.entries.request_checks import MAX_LIMIT  # noqa: E402
-from tests.integration._helpers import write_settings  # noqa: E402
+from tests._helpers import write_settings  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

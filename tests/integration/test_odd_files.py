@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import diagnostic_line, entry_headers, run_injector, write_settings
+from tests._helpers import diagnostic_line, entry_headers, run_injector, write_settings
 
 pytestmark = pytest.mark.slow
 

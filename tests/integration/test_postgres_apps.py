@@ -13,10 +13,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from tests.integration._helpers import (
+from tests._helpers import (
     DEMO_PROJECT, SEMANTIC_ACTIVE, diagnostic_line, entry_names, every_file_text, model_env, run_app, upsert_args, write_settings,
 )
-from tests.integration._learnings import learning
+from tests._learnings import learning
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.integration._helpers import DEMO_PROJECT, entry_names, run_app, write_settings
+from tests._helpers import DEMO_PROJECT, entry_names, run_app, write_settings
 
 pytestmark = pytest.mark.slow
 

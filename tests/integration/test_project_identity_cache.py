@@ -13,7 +13,7 @@ import pytest
 
 from memory_adapters.project.identity import project_identity
 from memory_adapters.project.identity_cache import CACHE_FILENAME, remembered_project_identity
-from tests.integration._helpers import git, run_module, write_settings
+from tests._helpers import git, run_module, write_settings
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,8 @@ import pytest
 
 from memory_core.entries.hashing import content_hash
 from tests.conftest import subprocess_env
-from tests.contract.test_sqlite_schema import FOREIGN_ROWS, foreign_database
-from tests.integration._helpers import run_in_process, run_module, upsert_args, write_settings
+from tests.adapters.store.test_sqlite_schema import FOREIGN_ROWS, foreign_database
+from tests._helpers import run_in_process, run_module, upsert_args, write_settings
 
 pytestmark = pytest.mark.slow
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from memory_adapters.embedders.local_embedder import bundled_model_path
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line, run_in_process
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, db_rows, diagnostic_line, run_in_process
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PROJECT_ROOT
-from tests.integration._helpers import (
+from tests._helpers import (
     PYTHON, SEMANTIC_ACTIVE, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_names, model_env,
 )
 

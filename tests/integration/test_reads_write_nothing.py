@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import run_module, write_settings
+from tests._helpers import run_module, write_settings
 
 DEMO_PROJECT = Path(__file__).resolve().parents[2] / "examples" / "demo-project"
 ELSEWHERE = {"name": "Pin the lockfile", "category": "heuristics",

@@ -11,7 +11,7 @@ import pytest
 
 from memory_apps import cli
 from memory_apps.service import MemoryService
-from tests.integration._helpers import write_settings
+from tests._helpers import write_settings
 
 QUERY = "deploy on friday"
 BANK = """# Heuristics
@@ -70,7 +70,7 @@ def test_mcp_search_memory_is_sorted_by_score(store, isolated_home, tmp_path):
     pytest.importorskip("mcp", reason="the MCP server needs the mcp package (iflow-memory[mcp])")
     from mcp import StdioServerParameters
 
-    from tests.integration._helpers import PYTHON, app_env
+    from tests._helpers import PYTHON, app_env
     from tests.integration._mcp_client import McpClient
 
     project, global_store = store

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import every_file_text, run_app, run_hook, upsert_args, write_settings
+from tests._helpers import every_file_text, run_app, run_hook, upsert_args, write_settings
 
 pytestmark = pytest.mark.slow
 

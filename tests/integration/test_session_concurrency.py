@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import (
+from tests._helpers import (
     PYTHON, TIMEOUT_S, app_env, diagnostic_line, entry_headers, run_in_process, run_injector, write_settings,
 )
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import run_app, run_injector, write_settings
+from tests._helpers import run_app, run_injector, write_settings
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,7 @@ from memory_adapters.store.sqlite.store import SqliteEntryStore
 from memory_apps.config import MemoryConfig
 from memory_apps.service import MemoryService
 from memory_core.entries.models import EntryDraft
-from tests.integration._helpers import PYTHON, app_env, db_rows, run_in_process, write_settings
+from tests._helpers import PYTHON, app_env, db_rows, run_in_process, write_settings
 
 NOW = datetime(2026, 11, 23, tzinfo=timezone.utc)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, db_rows, run_app, upsert_args
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, db_rows, run_app, upsert_args
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration._helpers import app_env
+from tests._helpers import app_env
 from tests.integration._stress import run_stress
 
 pytestmark = pytest.mark.slow

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.entries.hashing import content_hash
-from tests.integration._helpers import db_rows, run_in_process, run_module, write_settings
+from tests._helpers import db_rows, run_in_process, run_module, write_settings
 
 pytestmark = pytest.mark.slow
 

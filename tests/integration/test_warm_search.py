@@ -13,8 +13,8 @@ from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder
 from memory_adapters.vectors.numpy_vector_index import NumpyVectorIndex
 from memory_adapters.store.sqlite.entries import SqliteEntries
 from memory_adapters.store.sqlite.store import SqliteEntryStore
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env
-from tests.integration._learnings import UNRELATED, remember_unrelated
+from tests._helpers import PYTHON, TIMEOUT_S, app_env
+from tests._learnings import UNRELATED, remember_unrelated
 
 pytestmark = pytest.mark.slow
 

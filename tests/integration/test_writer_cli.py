@@ -14,10 +14,10 @@ import re
 import pytest
 
 from memory_core.entries.hashing import content_hash
-from tests.integration._helpers import (
+from tests._helpers import (
     db_rows, diagnostic_line, entry_headers, run_in_process, run_injector, run_module,
 )
-from tests.integration._learnings import learning
+from tests._learnings import learning
 
 pytestmark = pytest.mark.slow
 

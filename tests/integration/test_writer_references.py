@@ -13,9 +13,9 @@ import pytest
 from memory_adapters.project.git_context_source import feature_branch_files
 from memory_apps import writer
 from memory_core.session.deadline import Deadline, MonotonicTicker
-from tests.integration._backend import Backend
-from tests.integration._helpers import git
-from tests.integration._learnings import learning
+from tests._backend import Backend
+from tests._helpers import git
+from tests._learnings import learning
 
 pytestmark = pytest.mark.slow
 

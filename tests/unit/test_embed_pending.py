@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from functools import partial
 from types import SimpleNamespace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_adapters.store.sqlite.store import SqliteEntryStore
 from memory_core.errors import EmbeddingError, RateLimited
 from memory_core.entries.models import EntryDraft
 from memory_core.ranking.scoring import Weights
@@ -243,14 +240,3 @@ def interleave(store, initial: int, actions: list[str], batch: int) -> None:
 @given(initial=st.integers(0, 4), actions=ACTIONS, batch=st.integers(1, 3))
 def test_in_memory_queries_only_ever_see_one_space(initial, actions, batch):
     interleave(InMemoryEntryStore(), initial, actions, batch)
-
-
-@settings(max_examples=40, deadline=None)
-@given(initial=st.integers(0, 4), actions=ACTIONS, batch=st.integers(1, 3))
-def test_sqlite_queries_only_ever_see_one_space(initial, actions, batch):
-    with tempfile.TemporaryDirectory() as tmp:
-        store = SqliteEntryStore(os.path.join(tmp, "memory.db"))
-        try:
-            interleave(store, initial, actions, batch)
-        finally:
-            store.close()

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_core.ranking.fts_query import sanitise_fts_query
-from tests.unit._fts5 import fts5_table
+from tests._fts5 import fts5_table
 
 REALISTIC = ("memory-semantic: Semantic memory with FTS5 & embeddings (v2.0). Phase: design. "
              "Files: src/memory_core/ranking/fts_query.py tests/unit/test_fts_query.py docs/adr/0001-use-sqlite.md")

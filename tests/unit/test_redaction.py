@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from memory_core.safety.redaction import (REDACTED, add_detector, contains_secret, detectors, redact_secrets,
                                    remove_detector)
-from tests.unit._secret_samples import secret_cases, secret_texts
+from tests._secret_samples import secret_cases, secret_texts
 
 
 @pytest.fixture(autouse=True)

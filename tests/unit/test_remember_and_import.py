@@ -133,19 +133,6 @@ def test_what_the_global_store_lists_stays_universal_even_in_a_strangers_bank():
     assert _scopes(store) == {"Mine": None}
 
 
-def test_what_doctor_says_about_a_bank_is_inert_text():
-    """A cloned repository chooses its authors' emails: no terminal escape reaches the screen (ADR 13)."""
-    from memory_apps.commands.trust import bank_lines
-    from memory_core.policies.bank_trust import record_bank
-
-    store = InMemoryEntryStore()
-    record_bank(store, "git:" + "d" * 40, "/src/evil\x1b]0;x\x07", {"patterns": "others"},
-                ("a\x1b[2J@example.invalid",), "2026-11-01T00:00:00Z")
-    [(trusted, detail, fix)] = bank_lines(store)
-    assert not trusted and "\x1b" not in detail + fix and "\x07" not in detail + fix
-    assert "patterns.md committed by others: a@example.invalid" in detail, detail
-
-
 def test_a_bank_git_could_not_judge_is_judged_again_and_the_users_own_becomes_universal():
     """A slow git on the first session keeps the bank scoped for now, not for good: the import stays unmarked,
     and the next one (the background run's, with more time) widens the user's own entries."""

@@ -63,7 +63,7 @@ def test_a_gated_secret_pattern_finds_nothing_in_a_text_without_its_literals():
     a match, the text holds one of the literals (so ruling a text out never hides a secret)."""
     import memory_core.safety.secret_assignments as assignments
     import memory_core.safety.secret_patterns as patterns
-    from tests.unit._secret_samples import SAMPLES
+    from tests._secret_samples import SAMPLES
 
     texts = [text for table in SAMPLES.values() for text, _ in table.values()]
     texts += ["ENV API_TOKEN abc123", "<apiKey>k3y-v4lue</apiKey>", "<Password>x</Password> and ENV"]

@@ -15,7 +15,7 @@ from memory_core.ranking.legacy import format_legacy, legacy_select, shown_text
 from memory_core.ports.context_source import ProjectContext
 from memory_core.safety.redaction import REDACTED, add_detector, detectors, redact_secrets, remove_detector
 from tests.conftest import shared_fixture
-from tests.unit._secret_samples import secret_cases
+from tests._secret_samples import secret_cases
 
 HIGH_ENTROPY = "kX9vQ2mR7tL4pZ8wN3yB6cF1hJ5dG0s"  # not 40 long: that is an AWS secret key's shape
 

@@ -1,7 +1,7 @@
 """A hook process's session start keeps its watchdog informed (issue 21): the watchdog is armed before the
 settings are read, learns of every import batch, and knows whether the store is a local file or a server (only
 a server is ever suspected of having stopped answering). The watchdog's own decisions are driven by a fake clock
-in tests/unit/test_session_watchdog.py; here nothing is timed and no process is ended."""
+in tests/apps/test_session_watchdog.py; here nothing is timed and no process is ended."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from memory_apps.session import watchdog as session_watchdog
 from memory_apps.session.shell import answer_session
 from memory_core.session.deadline import Deadline, MonotonicTicker
-from tests.integration._helpers import DEMO_PROJECT, entry_names, write_settings
+from tests._helpers import DEMO_PROJECT, entry_names, write_settings
 
 
 def test_a_first_hook_session_reports_its_import_batches_and_its_answer_to_the_watchdog(tmp_path, isolated_home,
@@ -50,7 +50,7 @@ def test_later_session_starts_resume_a_big_first_import_and_say_how_much_is_left
     the deadline is resumed by the next session starts, each saying `importing=N`. A machine too busy for more
     than one batch is played by a deadline already passed (every session commits at least one batch); then a
     generous deadline finishes it."""
-    from tests.integration._helpers import db_rows, diagnostic_line
+    from tests._helpers import db_rows, diagnostic_line
 
     project, store = tmp_path / "big-project", tmp_path / "G"
     write_generated_bank(project, 250)

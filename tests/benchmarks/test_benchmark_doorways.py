@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PROJECT_ROOT, subprocess_env
-from tests.integration._helpers import DEMO_PROJECT, PYTHON
+from tests._helpers import DEMO_PROJECT, PYTHON
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from memory_adapters.store.sqlite.rows import _holds_secret
 from memory_core.safety.redaction import contains_secret
-from tests.unit._secret_samples import SAMPLES
+from tests._secret_samples import SAMPLES
 
 SECRETS = [text for table in SAMPLES.values() for text, _ in table.values()]
 # Pieces whose meaning depends on what follows or precedes them: a field may end (or begin) right there.

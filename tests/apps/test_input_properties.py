@@ -23,7 +23,7 @@ from memory_core.entries.keywords import clean_keywords
 from memory_core.entries.models import CATEGORIES, EntryDraft
 from memory_core.ports.context_source import ProjectContext
 from memory_core.safety.redaction import contains_secret
-from tests.unit._fts5 import fts5_table
+from tests._fts5 import fts5_table
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,4 +1,4 @@
-"""Learnings the integration tests store: one entry's shape, and a few on subjects no test searches for."""
+"""Learnings the integration and app tests store: one entry's shape, and a few on subjects no test searches for."""
 
 from __future__ import annotations
 

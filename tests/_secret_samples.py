@@ -1,4 +1,4 @@
-"""The tables of tests/unit/secret_samples.toml: kind -> (a text holding a secret, the part that must disappear)."""
+"""The tables of tests/secret_samples.toml: kind -> (a text holding a secret, the part that must disappear)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from memory_apps.session.injection import InjectRequest, run_injection
 from memory_apps.service import MemoryService
 from memory_core.session.deadline import Deadline, MonotonicTicker
 from tests.fakes import T0, FakeClock, FakeEmbedder
-from tests.integration._helpers import diagnostic_line, entry_headers, write_settings
+from tests._helpers import diagnostic_line, entry_headers, write_settings
 
 LEARNINGS = [
     ("Quote CSV fields", "Quote CSV fields that contain delimiters or newlines.", "patterns"),

@@ -11,7 +11,7 @@ from typing import Iterator
 import pytest
 
 from memory_adapters.embedders import onnx_model_cache
-from tests.unit.local_model_cache._helpers import (
+from tests.adapters.local_model_cache._helpers import (
     FILES, SOURCE, LoadSpy, embed, identity, only_entry, trust_current_identities, wait_for_a_later_ctime,
 )
 

@@ -1,5 +1,6 @@
 """The store a test's apps use: the SQLite file of the global store (the default) or a database on the test
-PostgreSQL server (`IFLOW_MEMORY_DATABASE_URL`). The `backend` fixtures (tests/integration/conftest.py) run a test
+PostgreSQL server (`IFLOW_MEMORY_DATABASE_URL`). The `backend` fixture (here, shared by the integration and app
+tests through tests/conftest.py's `pytest_plugins`) and `module_backend` (tests/integration/conftest.py) run a test
 once per store; the test reads the store back through `Backend.rows` and asks `Backend.holds_store` where a
 SQLite test looked for memory.db."""
 
@@ -12,7 +13,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from tests.integration._helpers import db_rows
+import pytest
+
+from tests import _helpers
+from tests._helpers import db_rows
 
 URL_ENV = "IFLOW_MEMORY_DATABASE_URL"
 BACKENDS = ("sqlite", "postgresql")
@@ -62,6 +66,16 @@ class Backend:
         from memory_adapters.store.postgres.connection import masked_url
 
         return masked_url(self.url)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch) -> Backend:
+    """Runs the test once per store: the SQLite file, then a fresh database on the test PostgreSQL server. The
+    apps the test starts through _helpers (run_app, run_in_process, run_module, app_env) use that store; code the
+    test calls in this process sees the URL only where the test sets it (`backend.env`)."""
+    chosen = Backend(request.param, request.getfixturevalue("postgres_url") if request.param != "sqlite" else None)
+    monkeypatch.setattr(_helpers, "BACKEND_ENV", chosen.env)
+    return chosen
 
 
 def _as_sqlite(value: Any) -> Any:

@@ -14,7 +14,7 @@ from memory_core.policies.keyword_tiers import Tier, TieredKeywords
 from memory_core.entries.keywords import GENERIC_WORDS
 from memory_core.ranking.legacy import deduplicate
 from tests.conftest import shared_fixture
-from tests.contract._keyword_cases import ac5_violations
+from tests._keyword_cases import ac5_violations
 
 NEVER = {"next", "every", "changed", "always", "use"}
 PIN = ("Pin the tokenizer", "Always pin the tokenizer file next to the model weights.",

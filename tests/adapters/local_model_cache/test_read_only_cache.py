@@ -8,7 +8,7 @@ import pytest
 
 from memory_adapters.fs import file_identity
 from memory_adapters.embedders.onnx_model_cache import CACHE_SUBDIR
-from tests.unit.local_model_cache._helpers import (
+from tests.adapters.local_model_cache._helpers import (
     SOURCE, HashSpy, LoadSpy, assert_same_vectors, damage, embed, mode, only_entry, snapshot,
 )
 

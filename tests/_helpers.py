@@ -1,5 +1,5 @@
-"""Helpers shared by the integration tests: run the apps as real subprocesses of the venv interpreter, or call
-their `main(argv)` in this process the way a subprocess would see them (`run_in_process`)."""
+"""Helpers shared by the integration and app tests: run the apps as real subprocesses of the venv interpreter,
+or call their `main(argv)` in this process the way a subprocess would see them (`run_in_process`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from typing import Mapping, Optional, Sequence
 
 import pytest
 
-from tests.conftest import SESSION_DEADLINE_ENV, subprocess_env
+from tests.conftest import PROJECT_ROOT, SESSION_DEADLINE_ENV, subprocess_env
 
 PYTHON = sys.executable
 # How long a test waits for an app process before calling it hung: well past the 60 s session deadline the suite
@@ -32,7 +32,7 @@ TIMEOUT_S = 180
 # session deadline (2 s): the suite's 60 s removed.
 PRODUCT_DEADLINE: dict[str, Optional[str]] = {SESSION_DEADLINE_ENV: None}
 SECTION_HEADERS = ("### Anti-Patterns to Avoid", "### Heuristics", "### Patterns to Follow")
-# The store of the apps a test runs: the `backend` fixture (conftest.py) puts its PostgreSQL database's URL here for
+# The store of the apps a test runs: the `backend` fixture (_backend.py) puts its PostgreSQL database's URL here for
 # the test's duration; empty, the apps use the SQLite file of their global store.
 BACKEND_ENV: dict[str, str] = {}
 
@@ -365,7 +365,7 @@ def make_realistic_project(root: Path, bank: Optional[Path]) -> Path:
     return root
 
 
-DEMO_PROJECT = Path(__file__).resolve().parents[2] / "examples" / "demo-project"
+DEMO_PROJECT = PROJECT_ROOT / "examples" / "demo-project"
 
 
 def demo_shop(root: Path) -> tuple[Path, Path, Path]:

@@ -14,7 +14,7 @@ import onnxruntime
 
 from memory_adapters.fs import file_identity
 from memory_adapters.embedders.onnx_model_cache import CACHE_SUBDIR
-from tests.unit.local_model_cache._helpers import (
+from tests.adapters.local_model_cache._helpers import (
     FILES, LOCATION_FIELD, SOURCE, UNKNOWN_FIELD, HashSpy, LoadSpy, assert_same_vectors, embed, entries, identity,
     mode, no_leftovers, only_entry, read_manifest, sha256, snapshot, write_manifest,
 )

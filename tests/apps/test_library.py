@@ -12,8 +12,8 @@ import pytest
 from memory_core.errors import InvalidEntry
 from memory_core.entries.hashing import content_hash
 from memory_core.entries.request_checks import MAX_LIMIT
-from tests.integration._helpers import entry_headers, write_active_feature, write_settings
-from tests.integration._learnings import remember_unrelated
+from tests._helpers import entry_headers, write_active_feature, write_settings
+from tests._learnings import remember_unrelated
 
 pytestmark = pytest.mark.slow
 

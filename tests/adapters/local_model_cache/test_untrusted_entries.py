@@ -10,7 +10,7 @@ import onnxruntime
 import pytest
 
 from memory_adapters.embedders.onnx_model_cache import CACHE_SUBDIR
-from tests.unit.local_model_cache._helpers import (
+from tests.adapters.local_model_cache._helpers import (
     DAMAGES, FILES, SOURCE, HashSpy, LoadSpy, assert_same_vectors, damage, embed, entries, identity, mode,
     no_leftovers, only_entry, read_manifest, sha256,
 )

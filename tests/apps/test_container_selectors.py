@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from memory_apps import cli, writer
-from tests.integration._helpers import PYTHON, TIMEOUT_S, app_env, write_settings
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, write_settings
 
 ENTRY = {"name": "Quote CSV fields", "category": "patterns",
          "description": "Quote CSV fields that contain delimiters, quotes or newlines before writing the export."}

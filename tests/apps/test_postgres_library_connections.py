@@ -9,8 +9,8 @@ import gc
 
 import pytest
 
-from tests.integration._backend import URL_ENV
-from tests.integration._helpers import write_settings
+from tests._backend import URL_ENV
+from tests._helpers import write_settings
 
 pytestmark = pytest.mark.slow
 
