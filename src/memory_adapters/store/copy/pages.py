@@ -25,8 +25,8 @@ class PagedEntryRows:
     def entry_page(self, after: int, limit: int) -> tuple[list, int, int]:
         """Up to `limit` rows after position `after`: (readable entries, last position, rows read)."""
         mark = self._mark
-        rows = self._store._read(f"{self._select} WHERE {self._order} > {mark} ORDER BY {self._order} LIMIT {mark}",
-                                 (after, limit))
+        rows = self._store.connection.read(f"{self._select} WHERE {self._order} > {mark} ORDER BY {self._order} "
+                                           f"LIMIT {mark}", (after, limit))
         return self._copied(rows), (rows[-1][17] if rows else after), len(rows)
 
     def set_metadata(self, key: str, value: str) -> None:
