@@ -62,11 +62,10 @@ def _vector(value: Any) -> Any:
 class PostgresCopyTables(PagedEntryRows):
     """CopyTables over one PostgresEntryStore's connection (its lock, retries and error translation)."""
 
-    _select, _order, _mark = _SELECT, "seq", "%s"
     keeps_source_user = True
 
     def __init__(self, store: "PostgresEntryStore") -> None:
-        self._store = store
+        super().__init__(store, _SELECT, "seq", "%s")
         self.description = f"PostgreSQL {store.path}"  # the URL with its password masked
 
     def identity(self) -> tuple:
@@ -81,9 +80,10 @@ class PostgresCopyTables(PagedEntryRows):
     def _copied(self, rows: list[tuple]) -> list[CopiedEntry]:
         ids = [row[0] for row in rows]
         scopes: dict[str, list[str]] = defaultdict(list)
-        for entry_id, scope in self._store.connection.read("SELECT id, scope FROM entry_scopes WHERE id = ANY(%s)", (ids,)):
+        read = self._store.connection.read
+        for entry_id, scope in read("SELECT id, scope FROM entry_scopes WHERE id = ANY(%s)", (ids,)):
             scopes[entry_id].append(scope)
-        staged = dict(self._store.connection.read("SELECT id, vector_send(vector) FROM staged_vectors WHERE id = ANY(%s)",
+        staged = dict(read("SELECT id, vector_send(vector) FROM staged_vectors WHERE id = ANY(%s)",
                                         (ids,)))
         copied = []
         for row in rows:

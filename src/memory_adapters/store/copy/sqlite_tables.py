@@ -37,11 +37,10 @@ def float32_or_none(value: Any) -> Optional[bytes]:
 class SqliteCopyTables(PagedEntryRows):
     """CopyTables over one SqliteEntryStore's connection (its lock, retries and error translation)."""
 
-    _select, _order, _mark = _SELECT, "rowid", "?"
     keeps_source_user = False
 
     def __init__(self, store: "SqliteEntryStore") -> None:
-        self._store = store
+        super().__init__(store, _SELECT, "rowid", "?")
         self.description = f"SQLite {store.path}"
 
     def identity(self) -> tuple:
@@ -64,10 +63,10 @@ class SqliteCopyTables(PagedEntryRows):
         for start in range(0, len(ids), CHUNK):
             chunk = ids[start:start + CHUNK]
             marks = ",".join("?" * len(chunk))
-            for entry_id, scope in self._store.connection.read(f"SELECT id, scope FROM entry_scopes WHERE id IN ({marks})",
-                                                     chunk):
+            read = self._store.connection.read
+            for entry_id, scope in read(f"SELECT id, scope FROM entry_scopes WHERE id IN ({marks})", chunk):
                 scopes[entry_id].append(scope)
-            staged.update(self._store.connection.read(f"SELECT id, vector FROM staged_vectors WHERE id IN ({marks})", chunk))
+            staged.update(read(f"SELECT id, vector FROM staged_vectors WHERE id IN ({marks})", chunk))
         copied = []
         for row in rows:
             entry = row_entry(tuple(row[:17]))

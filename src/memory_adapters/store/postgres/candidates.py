@@ -16,6 +16,7 @@ from memory_core.entries.records import CATEGORIES, EntryStats
 _ORDERS = ("observation_count DESC, id", "updated_at DESC, id", "recall_count DESC, id")
 
 
+_COUNTS = "SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries"
 _SPLIT_COUNT = ("SELECT (SELECT COUNT(*) FROM entries WHERE scope IS NULL) + (SELECT COUNT(*) FROM (SELECT id FROM "
                 "entries WHERE scope = ANY(%s) UNION SELECT s.id FROM entry_scopes s JOIN entries e USING (id) "
                 "WHERE s.scope = ANY(%s) AND e.scope IS NOT NULL) mine), (SELECT COUNT(*) FROM entries "
@@ -42,11 +43,10 @@ class PostgresCandidates:
         if category is not None:  # a search of one category: its index narrows the count
             where, params = _scoped(scopes)
             where = f"{where} AND category = %s" if where else " WHERE category = %s"
-            total, pending = self._connection.read("SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries"
-                                        + where, (*params, category))[0]
+            total, pending = self._connection.read(_COUNTS + where, (*params, category))[0]
             return RankingSummary(int(total), int(pending))
         if scopes is None:
-            total, pending = self._connection.read("SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries")[0]
+            total, pending = self._connection.read(_COUNTS)[0]
             return RankingSummary(int(total), int(pending))
         where, params = _scoped(scopes)
         # Universal entries, plus this project's (its own and those its bank holds too): index scans at 1M, where

@@ -61,7 +61,8 @@ class PostgresSearch:
         terms = [t for t in query.split(" | ") if t not in common]
         if not terms:
             return {}
-        return {entry_id: float(score) for entry_id, score in self._connection.read(_SEARCH, (" | ".join(terms), limit))}
+        hits = self._connection.read(_SEARCH, (" | ".join(terms), limit))
+        return {entry_id: float(score) for entry_id, score in hits}
 
     def _common_words(self) -> frozenset:
         """The words too common to rank by (none below COMMON_FROM_ROWS entries), from the planner's statistics,

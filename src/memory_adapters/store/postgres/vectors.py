@@ -49,7 +49,7 @@ STAGING_SQL = StagingSql(
                "(SELECT 1 FROM staged_vectors s WHERE s.id = e.id))",
     swap="UPDATE entries e SET embedding = s.vector FROM staged_vectors s WHERE s.id = e.id",
     forget_staged_space="DELETE FROM _metadata WHERE key LIKE 'staged_embedding_%%'",
-    vector=lambda vector: vector_literal(vector),
+    vector=vector_literal,
     lock="LOCK TABLE entries IN SHARE ROW EXCLUSIVE MODE")  # no entry appears during the swap
 
 
@@ -67,7 +67,8 @@ class PostgresVectors:
 
     def set_vector(self, entry_id: str, vector: Sequence[float]) -> None:
         """Store one entry's embedding (an unknown id stores nothing)."""
-        self._connection.write("UPDATE entries SET embedding = %s::vector WHERE id = %s", (vector_literal(vector), entry_id))
+        self._connection.write("UPDATE entries SET embedding = %s::vector WHERE id = %s",
+                               (vector_literal(vector), entry_id))
 
     def set_vectors(self, items: Sequence[tuple[str, Sequence[float]]]) -> None:
         """Store several embeddings in one short transaction."""
@@ -77,24 +78,26 @@ class PostgresVectors:
 
     def vectors(self) -> list[tuple[str, bytes]]:
         """Return (id, float32 bytes) for every entry that has an embedding."""
-        rows = self._connection.read(f"SELECT id, {_VECTOR_BYTES} FROM entries WHERE embedding IS NOT NULL ORDER BY seq")
+        rows = self._connection.read(f"SELECT id, {_VECTOR_BYTES} FROM entries WHERE embedding IS NOT NULL "
+                                     "ORDER BY seq")
         return [(entry_id, float32_bytes(sent)) for entry_id, sent in rows]
 
     def vectors_after(self, seq: int, limit: int) -> list[tuple[int, str, bytes]]:
         """(seq, id, float32 bytes) of up to `limit` entries with a vector, in storing order after `seq`."""
-        rows = self._connection.read(f"SELECT seq, id, {_VECTOR_BYTES} FROM entries WHERE embedding IS NOT NULL AND seq > %s "
-                          "ORDER BY seq LIMIT %s", (seq, limit))
+        rows = self._connection.read(f"SELECT seq, id, {_VECTOR_BYTES} FROM entries WHERE embedding IS NOT NULL "
+                                     "AND seq > %s ORDER BY seq LIMIT %s", (seq, limit))
         return [(number, entry_id, float32_bytes(sent)) for number, entry_id, sent in rows]
 
     def vectors_version(self) -> str:
         """A value that changes whenever any stored vector changes (bumped by triggers)."""
-        rows = dict(self._connection.read("SELECT key, value FROM _metadata WHERE key IN ('vectors_version', 'database_id')"))
+        rows = dict(self._connection.read("SELECT key, value FROM _metadata "
+                                          "WHERE key IN ('vectors_version', 'database_id')"))
         return f"{rows.get('database_id', '')}:{rows.get('vectors_version', '')}"
 
     def pending_ids(self, limit: int) -> list[str]:
         """Return ids of entries still waiting for an embedding."""
-        return [r[0] for r in self._connection.read("SELECT id FROM entries WHERE embedding IS NULL ORDER BY seq LIMIT %s",
-                                         (limit,))]
+        rows = self._connection.read("SELECT id FROM entries WHERE embedding IS NULL ORDER BY seq LIMIT %s", (limit,))
+        return [r[0] for r in rows]
 
     def cosine_similarities(self, query: Sequence[float]) -> dict[str, float]:
         """{id: cosine similarity to `query`} for every stored vector of the query's width (exact: every row)."""

@@ -28,7 +28,8 @@ class SqlEntryReads:
     def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
         """Return up to `limit` ids that start with `prefix`, in id order (substr: no LIKE wildcards, one case)."""
         mark = self._dialect.mark
-        rows = self._connection.read(f"SELECT id FROM entries WHERE substr(id, 1, {mark}) = {mark} ORDER BY id LIMIT {mark}",
+        rows = self._connection.read(f"SELECT id FROM entries WHERE substr(id, 1, {mark}) = {mark} "
+                                     f"ORDER BY id LIMIT {mark}",
                           (len(prefix), prefix, limit))
         return [row[0] for row in rows]
 
@@ -65,7 +66,8 @@ class SqlEntryReads:
 
     def metadata_items(self, prefix: str) -> dict[str, str]:
         """The `_metadata` values whose key starts with `prefix` (a small table: filtered here, no LIKE escaping)."""
-        return {key: value for key, value in self._connection.read("SELECT key, value FROM _metadata") if key.startswith(prefix)}
+        rows = self._connection.read("SELECT key, value FROM _metadata")
+        return {key: value for key, value in rows if key.startswith(prefix)}
 
 def _stored_state(row: tuple) -> Optional[StoredState]:
     """The import state of one row, or None when the row is malformed (the full read would skip it too)."""

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+from typing import Any, Callable, Union
 
 
-class answered_by:  # lower case, as `property` is: `get = answered_by("_reads", SqlEntryReads.get)` in a class body
-    """A store's method (or property) answered by one of its parts: the store's attribute `part` holds the part,
-    `method` is the part's own (its name and docstring are the store's)."""
+def answered_by(part: str, method: Union[Callable[..., Any], property]) -> Any:
+    """The store's method (or property) of the same name as `method`, answered by the part the store holds in its
+    attribute `part`: `get = answered_by("_reads", SqlEntryReads.get)`. It carries the part's docstring and
+    signature, and is a plain function of the store's class (so it can be wrapped or patched like any other)."""
+    if isinstance(method, property):
+        name = method.fget.__name__
+        return property(lambda store: getattr(getattr(store, part), name), doc=method.__doc__)
+    name = method.__name__
 
-    def __init__(self, part: str, method: Callable[..., Any] | property) -> None:
-        self._part = part
-        self._method = method
-        function = method.fget if isinstance(method, property) else method
-        self._name = function.__name__
-        self.__doc__ = function.__doc__
+    @functools.wraps(method)
+    def answer(store: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(getattr(store, part), name)(*args, **kwargs)
 
-    def __get__(self, store: Any, owner: type | None = None) -> Any:
-        if store is None:
-            return self._method  # on the class: the part's own function, for help() and inspect
-        return getattr(getattr(store, self._part), self._name)
+    return answer

@@ -46,7 +46,8 @@ class SqliteMarkdownOutbox(SqlMarkdownOutbox):
         """Forget these tasks, unless a newer write of the same entry queued them again meanwhile."""
         if tasks:
             seqs = [(t.seq,) for t in tasks]
-            self._connection.transaction(lambda conn: conn.executemany("DELETE FROM markdown_outbox WHERE seq = ?", seqs))
+            self._connection.transaction(
+                lambda conn: conn.executemany("DELETE FROM markdown_outbox WHERE seq = ?", seqs))
             advance_watermark(self._store_dir(), max(t.seq for t in tasks))  # their markdown is written
 
     def _store_dir(self) -> str:
@@ -69,7 +70,8 @@ class SqliteMarkdownOutbox(SqlMarkdownOutbox):
         written = read_watermark(self._store_dir())
         if written > 0 and written > self._assigned_seq():
             return True
-        return bool(self._connection.read("SELECT 1 FROM _metadata WHERE key = ?", (BEHIND_KEY,)))  # found behind before
+        # Found behind before (and not caught up since):
+        return bool(self._connection.read("SELECT 1 FROM _metadata WHERE key = ?", (BEHIND_KEY,)))
 
     def reopen_imports(self) -> int:
         """The database lost commits: apply the store's list of deletes again (a lost delete stays done) and forget
@@ -78,7 +80,8 @@ class SqliteMarkdownOutbox(SqlMarkdownOutbox):
 
         tombstones = read_tombstones(self._store_dir())
         removed = self._tombstones.apply_tombstones(tombstones) if tombstones else 0
-        self._connection.write("DELETE FROM _metadata WHERE key LIKE 'imported:%'")  # a lost write may sit in any project's bank
+        # A lost write may sit in any project's bank:
+        self._connection.write("DELETE FROM _metadata WHERE key LIKE 'imported:%'")
         return removed
 
     def caught_up(self) -> None:
