@@ -61,8 +61,8 @@ class SqliteEntries:
     def __init__(self, connection: SqliteConnection, outbox: "SqliteMarkdownOutbox") -> None:
         self._connection = connection
         self._outbox = outbox
+        # (change token, {scopes: ranking stats}) of the last reads, valid while the token stays the same.
         self._kept_stats: Optional[tuple[tuple[int, int], dict]] = None
-        """(change token, {scopes: ranking stats}) of the last reads, valid while the token stays the same."""
 
     def upsert(self, draft: "EntryDraft", now: datetime) -> UpsertOutcome:
         """Insert, or reinforce (observation +1) and overwrite the text fields that were given."""
