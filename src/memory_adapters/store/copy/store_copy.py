@@ -1,8 +1,8 @@
 """Copying one entry store into another, losslessly and in batches (`iflow-memory migrate`, issue 14).
 
-Each side is a `CopyTables` (`tables`; `sqlite_tables`, `postgres_tables`) that reads and writes every column as
-stored, the ones the merge rules never copy too (recall counters and times, vectors as float32 bytes,
-`source_user`), so nothing goes through the merge rules. The target is compared before it is written: a second run
+Each side is a `CopyTables` (`tables`; `sqlite_tables` or `postgres_tables`, picked by `store_tables`) that reads
+and writes every column as stored, the ones the merge rules never copy too (recall counters and times, vectors as
+float32 bytes, `source_user`), so nothing goes through the merge rules. The target is compared before it is written: a second run
 writes nothing, and a run cut short is finished by the next one. The cached query vectors are not copied.
 """
 
@@ -113,19 +113,6 @@ class EmptyCopyTables:
     def set_metadata(self, key: str, value: str) -> None:
         """A dry run never writes."""
         raise AssertionError("a dry run writes nothing")
-
-
-def copy_tables(store: object) -> CopyTables:
-    """The CopyTables of an SqliteEntryStore or a PostgresEntryStore."""
-    from memory_adapters.store.sqlite.store import SqliteEntryStore
-
-    if isinstance(store, SqliteEntryStore):
-        from memory_adapters.store.copy.sqlite_tables import SqliteCopyTables
-
-        return SqliteCopyTables(store)
-    from memory_adapters.store.copy.postgres_tables import PostgresCopyTables
-
-    return PostgresCopyTables(store)  # type: ignore[arg-type]
 
 
 class StoreCopy:
