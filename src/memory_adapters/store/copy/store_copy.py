@@ -2,8 +2,9 @@
 
 Each side is a `CopyTables` (`tables`; `sqlite_tables` or `postgres_tables`, picked by `store_tables`) that reads
 and writes every column as stored, the ones the merge rules never copy too (recall counters and times, vectors as
-float32 bytes, `source_user`), so nothing goes through the merge rules. The target is compared before it is written: a second run
-writes nothing, and a run cut short is finished by the next one. The cached query vectors are not copied.
+float32 bytes, `source_user`), so nothing goes through the merge rules. The target is compared before it is
+written: a second run writes nothing, and a run cut short is finished by the next one. The cached query vectors
+are not copied.
 """
 
 from __future__ import annotations
