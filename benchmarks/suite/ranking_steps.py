@@ -92,7 +92,7 @@ def ranking_steps(db: Path, store, use_case, embedder, query: np.ndarray,
         ("keyword search (FTS5 bm25, 500 candidates)", lambda: store.keyword_search(match, KEYWORD_CANDIDATES)),
         ("stats load (`ranking_stats`)", store.ranking_stats),
         ("stats load: its SELECT alone (SQLite scan + fetch, no Python objects)",
-         lambda: store._conn.execute(STATS_SQL).fetchall()),  # noqa: SLF001
+         lambda: store.connection.read(STATS_SQL)),
         ("stats load: same SELECT on a copy of the columns without the vector BLOBs in the rows",
          lambda: side.execute(SIDE_STATS_SQL).fetchall()),
         ("scoring (`final_scores`)", scoring),
@@ -104,8 +104,8 @@ def ranking_steps(db: Path, store, use_case, embedder, query: np.ndarray,
         ("**total: run + render**", run_and_render),
         ("total: run + render with the garbage collector disabled", lambda: without_gc(run_and_render)),
     ]
-    fts_total = store._conn.execute(  # noqa: SLF001 - how many entries the context matches at all
-        "SELECT COUNT(*) FROM entries_fts WHERE entries_fts MATCH ?", (match,)).fetchone()[0]
+    fts_total = store.connection.read(  # how many entries the context matches at all
+        "SELECT COUNT(*) FROM entries_fts WHERE entries_fts MATCH ?", (match,))[0][0]
     try:
         yield steps, {"keyword_matches": len(keyword_scores), "fts_matches_total": fts_total}
     finally:

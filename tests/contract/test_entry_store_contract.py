@@ -11,7 +11,13 @@ import pytest
 from memory_adapters.vectors.float32 import pack_vector
 from memory_adapters.store.postgres.store import PostgresEntryStore
 from memory_core.entries.models import EntryDraft
-from memory_core.ports import EmbeddingStore, EntryStore, KeywordIndex
+from memory_core.ports import EmbeddingStore, EntryStore, KeywordIndex, QueryVectorCache
+from memory_core.ports.audit_outbox import AuditOutbox
+from memory_core.ports.audit_watermark import AuditWatermark
+from memory_core.ports.candidate_source import CandidateSource
+from memory_core.ports.entry_store import BatchVectorStore, ImportStateReader
+from memory_core.ports.reference_index import ReferenceIndex
+from memory_core.ports.staging_vector_store import StagingVectorStore
 from tests._shared_prefix import sharing_a_prefix
 from tests.fakes import T0
 
@@ -284,8 +290,18 @@ class DurableEntryStoreContract(EntryStoreContract):
         assert {i: (s.observation_count, s.labelled, s.scope) for i, s in states.items()} == full
 
 
+# The ports the core and the apps check with isinstance: a method missing from a store's facade drops one.
+SQL_STORE_PORTS = (EntryStore, EmbeddingStore, BatchVectorStore, ImportStateReader, AuditOutbox, KeywordIndex,
+                   ReferenceIndex, StagingVectorStore, QueryVectorCache)
+
+
 class TestSqliteEntryStore(DurableEntryStoreContract):
     backend = "sqlite"
+
+    def test_answers_to_every_port_the_core_checks(self, store):
+        assert all(isinstance(store, port) for port in SQL_STORE_PORTS)
+        assert isinstance(store, AuditWatermark)
+        assert not isinstance(store, CandidateSource)
 
     def test_ranking_stats_clean_hand_edited_rows_like_the_full_read(self, store, tmp_path):
         """Rows edited outside the app: counters and timestamps are cleaned in SQL, as `get` cleans them."""
@@ -322,6 +338,11 @@ class TestSqliteEntryStore(DurableEntryStoreContract):
 
 class TestPostgresEntryStore(DurableEntryStoreContract):
     backend = "postgres"
+
+    def test_answers_to_every_port_the_core_checks(self, store):
+        assert all(isinstance(store, port) for port in SQL_STORE_PORTS)
+        assert isinstance(store, CandidateSource)
+        assert not isinstance(store, AuditWatermark)
 
     def test_entries_record_who_wrote_them(self, store):
         entry_id = store.upsert(draft(), T0).entry_id

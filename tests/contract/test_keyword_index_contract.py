@@ -129,7 +129,7 @@ class TestPostgresKeywordIndex(KeywordIndexContract):
             conn.execute("SET LOCAL enable_seqscan = off")  # a tiny table is scanned; a large one is not
             return " ".join(row[0] for row in conn.execute("EXPLAIN " + _SEARCH, ("wal | mode", 5)))
 
-        assert "idx_entries_search" in store._in_tx(plan)
+        assert "idx_entries_search" in store.connection.transaction(plan)
 
 
 class TestInMemoryKeywordIndex(KeywordIndexContract):

@@ -175,7 +175,8 @@ class TestPostgresStagingStore(StagingStoreContract):
 
     def test_promotion_moves_the_hnsw_index_to_the_new_width(self, store):
         def hnsw_indexes():
-            return [r[0] for r in store._read("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%%hnsw%%'")]
+            rows = store.connection.read("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%%hnsw%%'")
+            return [r[0] for r in rows]
 
         assert hnsw_indexes() == ["idx_entries_embedding_hnsw_2"]
         store.start_staging(NEW)

@@ -124,7 +124,7 @@ class TestPostgresVectorIndex(VectorIndexContract):
                 "EXPLAIN SELECT id FROM entries WHERE vector_dims(embedding) = 4 "
                 "ORDER BY embedding::vector(4) <=> '[1,0,0,0]'::vector(4) LIMIT 3"))
 
-        assert "idx_entries_embedding_hnsw_4" in store._in_tx(plan)
+        assert "idx_entries_embedding_hnsw_4" in store.connection.transaction(plan)
 
     def test_a_zero_query_scores_zero_instead_of_nan(self, store, index):
         entry_id = self.put(store, "a", [1.0, 0.0, 0.0, 0.0])

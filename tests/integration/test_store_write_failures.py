@@ -111,8 +111,9 @@ def test_full_disk_raises_a_clear_storage_error_and_keeps_earlier_entries(tmp_pa
     kept = _drafts(5)
     for draft in kept:
         store.upsert(draft, now)
-    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
-    store._conn.execute(f"PRAGMA max_page_count={pages}")  # SQLITE_FULL on the next page the file needs
+    with store.connection.locked() as conn:
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count={pages}")  # SQLITE_FULL on the next page the file needs
     big = EntryDraft(name="Too big", description="a long description " * 1000, reasoning="why " * 4000,
                      category="patterns")
 
@@ -151,15 +152,15 @@ def _project_with_settings(tmp_path: Path) -> Path:
 
 def _simulate_on_every_connection(monkeypatch, pragma_for) -> None:
     """Run one extra PRAGMA on each connection the store opens (how a test makes SQLite full or read-only)."""
-    from memory_adapters.store.sqlite.store import SqliteEntryStore
+    from memory_adapters.store.sqlite.connection import SqliteConnection
 
-    original = SqliteEntryStore._configure
+    original = SqliteConnection._configure
 
     def configure(self) -> None:
         original(self)
         self._conn.execute(pragma_for(self._conn))
 
-    monkeypatch.setattr(SqliteEntryStore, "_configure", configure)
+    monkeypatch.setattr(SqliteConnection, "_configure", configure)
 
 
 def _stored(store: Path) -> list[tuple]:

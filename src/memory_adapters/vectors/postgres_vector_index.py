@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Optional, Protocol, Sequence
 
-from memory_adapters.store.postgres.store import PostgresEntryStore
+
+class ServerSimilarities(Protocol):
+    """What the index asks of the store (a PostgresEntryStore): similarities the server computes."""
+
+    def cosine_similarities(self, query: Sequence[float]) -> dict[str, float]:
+        """{id: cosine similarity to `query`} for every stored vector of the query's width."""
+        ...
+
+    def nearest(self, query: Sequence[float], limit: int) -> dict[str, float]:
+        """{id: cosine similarity} of about the `limit` stored vectors nearest to `query`."""
+        ...
 
 
 class PostgresVectorIndex:
@@ -12,7 +22,7 @@ class PostgresVectorIndex:
     index's width, and the nearest few from the HNSW index (`nearest`). With `candidates`, `similarities`
     answers for that many nearest vectors only (a session start's candidates: never every row at 1M)."""
 
-    def __init__(self, store: PostgresEntryStore, dimensions: int, candidates: Optional[int] = None) -> None:
+    def __init__(self, store: ServerSimilarities, dimensions: int, candidates: Optional[int] = None) -> None:
         self._store = store
         self._dimensions = int(dimensions)
         self._candidates = candidates

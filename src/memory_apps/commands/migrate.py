@@ -117,7 +117,8 @@ def _open(where: Location, global_store: str) -> Any:
 def _target_tables(target: Location, global_store: str, dry_run: bool, opened: list) -> Any:
     """The target's tables; for a dry run on a target that does not exist yet, an empty stand-in (nothing is
     created)."""
-    from memory_adapters.store.copy.store_copy import EmptyCopyTables, copy_tables
+    from memory_adapters.store.copy.store_copy import EmptyCopyTables
+    from memory_adapters.store.copy.store_tables import copy_tables
 
     if dry_run:
         if target.path and not os.path.exists(target.path):
@@ -148,7 +149,8 @@ def _replay_owed_markdown(project_root: str, global_store: str) -> None:
 
 def migrate_command(args: argparse.Namespace) -> int:
     """Copy the current store into --to and say what was copied (one JSON document with --json)."""
-    from memory_adapters.store.copy.store_copy import CopyRefused, StoreCopy, copy_tables
+    from memory_adapters.store.copy.store_copy import CopyRefused, StoreCopy
+    from memory_adapters.store.copy.store_tables import copy_tables
     from memory_apps.wiring.database_url import DatabaseUrlError
     from memory_apps.commands.progress import ProgressBar
     from memory_core.errors import StorageError

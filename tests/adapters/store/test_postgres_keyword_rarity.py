@@ -18,7 +18,7 @@ def store(make_store):
         extra = " with jitter" if n == 7 else ""
         made.upsert(EntryDraft(name=f"Retry rule {n}", description=f"Retry call {n} with backoff{extra}.",
                                category="patterns"), T0)
-    made._write("ANALYZE entries")
+    made.connection.write("ANALYZE entries")
     return made
 
 

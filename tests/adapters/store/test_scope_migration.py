@@ -66,11 +66,11 @@ def test_postgres_migration_4_widens_stored_rows_and_re_decides_banks(postgres_u
 
     store = PostgresEntryStore(postgres_url)
     ids = _fill(store)
-    store._write("DELETE FROM schema_migrations WHERE version = 4")
+    store.connection.write("DELETE FROM schema_migrations WHERE version = 4")
     store.close()
     reopened = PostgresEntryStore(postgres_url)
     try:
         _check(reopened, ids)
-        assert reopened._read("SELECT MAX(version) FROM schema_migrations")[0][0] == 4
+        assert reopened.connection.read("SELECT MAX(version) FROM schema_migrations")[0][0] == 4
     finally:
         reopened.close()

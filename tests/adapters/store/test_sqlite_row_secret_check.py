@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_adapters.store.sqlite.rows import _holds_secret
+from memory_adapters.store.sql.rows import _holds_secret
 from memory_core.safety.redaction import contains_secret
 from tests._secret_samples import SAMPLES
 

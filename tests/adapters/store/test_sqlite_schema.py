@@ -196,6 +196,7 @@ def test_a_store_with_project_scopes_passes_sqlites_own_check(db):
     entry_id = store.upsert(EntryDraft(name="n", description="Scoped twice.", category="patterns",
                                        scope="path:/a"), T0).entry_id
     store.add_scope(entry_id, "path:/b")
-    assert quick_check(store._conn) is None
+    with store.connection.locked() as conn:
+        assert quick_check(conn) is None
     assert [s.id for s in store.ranking_stats(["path:/b"])] == [entry_id]
     assert store.ranking_stats(["path:/c"]) == []

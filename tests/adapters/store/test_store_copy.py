@@ -7,7 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memory_adapters.store.copy.store_copy import CopiedEntry, CopyRefused, StoreCopy, check_spaces
+from memory_adapters.store.copy.store_copy import CopyRefused, StoreCopy, check_spaces
+from memory_adapters.store.copy.tables import CopiedEntry
 from memory_core.entries.records import Entry
 
 T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)

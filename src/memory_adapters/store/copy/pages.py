@@ -8,12 +8,12 @@ from typing import Any
 
 class PagedEntryRows:
     """`count` and `entry_page` over one store: rows in first-stored order after a position, `limit` at a time.
-    A subclass names its select (the position column at index 17), that column and its driver's placeholder."""
+    A subclass gives its store, its select (the position column at index 17), that column (`rowid` or `seq`) and
+    its driver's placeholder (`?` or `%s`), and turns rows into copied entries (`_copied`)."""
 
-    _store: Any
-    _select: str
-    _order: str  # `rowid` (SQLite) or `seq` (PostgreSQL)
-    _mark: str  # `?` or `%s`
+    def __init__(self, store: Any, select: str, order: str, mark: str) -> None:
+        self._store = store
+        self._select, self._order, self._mark = select, order, mark
 
     def _copied(self, rows: list[tuple]) -> list:
         raise NotImplementedError
@@ -25,8 +25,8 @@ class PagedEntryRows:
     def entry_page(self, after: int, limit: int) -> tuple[list, int, int]:
         """Up to `limit` rows after position `after`: (readable entries, last position, rows read)."""
         mark = self._mark
-        rows = self._store._read(f"{self._select} WHERE {self._order} > {mark} ORDER BY {self._order} LIMIT {mark}",
-                                 (after, limit))
+        rows = self._store.connection.read(f"{self._select} WHERE {self._order} > {mark} ORDER BY {self._order} "
+                                           f"LIMIT {mark}", (after, limit))
         return self._copied(rows), (rows[-1][17] if rows else after), len(rows)
 
     def set_metadata(self, key: str, value: str) -> None:

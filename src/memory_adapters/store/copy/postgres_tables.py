@@ -1,4 +1,4 @@
-"""The PostgreSQL store's tables as a side of a copy (`store_copy`): entries read in `seq` pages with every column,
+"""The PostgreSQL store's tables as a side of a copy (`tables`): entries read in `seq` pages with every column,
 `source_user` and their vector (exact float32 through `vector_send`), extra scopes and staged vector; written, a
 batch per transaction, exactly as given."""
 
@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 from memory_adapters.store.postgres.connection import masked_url, psycopg_module, utc
 from memory_adapters.store.postgres.rows import COLUMNS, entry_of
 from memory_adapters.store.postgres.vectors import float32_bytes
-from memory_adapters.store.sqlite.rows import dumps
+from memory_adapters.store.sql.rows import dumps
 from memory_adapters.store.copy.pages import PagedEntryRows
-from memory_adapters.store.copy.store_copy import CopiedEntry
+from memory_adapters.store.copy.tables import CopiedEntry
 from memory_core.errors import StorageError
 
 if TYPE_CHECKING:
@@ -62,28 +62,28 @@ def _vector(value: Any) -> Any:
 class PostgresCopyTables(PagedEntryRows):
     """CopyTables over one PostgresEntryStore's connection (its lock, retries and error translation)."""
 
-    _select, _order, _mark = _SELECT, "seq", "%s"
     keeps_source_user = True
 
     def __init__(self, store: "PostgresEntryStore") -> None:
-        self._store = store
+        super().__init__(store, _SELECT, "seq", "%s")
         self.description = f"PostgreSQL {store.path}"  # the URL with its password masked
 
     def identity(self) -> tuple:
         """The server process and the database's oid."""
-        return ("postgres", *self._store._read(_IDENTITY)[0])
+        return ("postgres", *self._store.connection.read(_IDENTITY)[0])
 
     def entries_by_id(self, ids: Sequence[str]) -> dict[str, CopiedEntry]:
         """The stored entries among these ids."""
-        rows = self._store._read(f"{_SELECT} WHERE id = ANY(%s)", (list(ids),)) if ids else []
+        rows = self._store.connection.read(f"{_SELECT} WHERE id = ANY(%s)", (list(ids),)) if ids else []
         return {copied.entry.id: copied for copied in self._copied(rows)}
 
     def _copied(self, rows: list[tuple]) -> list[CopiedEntry]:
         ids = [row[0] for row in rows]
         scopes: dict[str, list[str]] = defaultdict(list)
-        for entry_id, scope in self._store._read("SELECT id, scope FROM entry_scopes WHERE id = ANY(%s)", (ids,)):
+        read = self._store.connection.read
+        for entry_id, scope in read("SELECT id, scope FROM entry_scopes WHERE id = ANY(%s)", (ids,)):
             scopes[entry_id].append(scope)
-        staged = dict(self._store._read("SELECT id, vector_send(vector) FROM staged_vectors WHERE id = ANY(%s)",
+        staged = dict(read("SELECT id, vector_send(vector) FROM staged_vectors WHERE id = ANY(%s)",
                                         (ids,)))
         copied = []
         for row in rows:
@@ -95,11 +95,11 @@ class PostgresCopyTables(PagedEntryRows):
 
     def tombstones(self) -> dict[str, datetime]:
         """Every deleted entry's id and when it was deleted."""
-        return dict(self._store._read("SELECT id, deleted_at FROM deleted_entries"))
+        return dict(self._store.connection.read("SELECT id, deleted_at FROM deleted_entries"))
 
     def metadata(self) -> dict[str, str]:
         """Every `_metadata` value."""
-        return dict(self._store._read("SELECT key, value FROM _metadata"))
+        return dict(self._store.connection.read("SELECT key, value FROM _metadata"))
 
     def write_entries(self, entries: Sequence[CopiedEntry]) -> None:
         """Store these entries exactly as given, their scopes and staged vectors replaced, in one transaction."""
@@ -116,7 +116,7 @@ class PostgresCopyTables(PagedEntryRows):
                                [(c.entry.id, vector_text(c.staged))
                                 for c in entries if c.staged is not None])
 
-        self._store._in_tx(work)
+        self._store.connection.transaction(work)
 
     def write_tombstones(self, tombstones: dict[str, datetime], removable: set[str]) -> int:
         """Record these tombstones; delete the `removable` entries written before their delete (their scopes and
@@ -131,7 +131,7 @@ class PostgresCopyTables(PagedEntryRows):
                              "DO UPDATE SET deleted_at = excluded.deleted_at", (entry_id, utc(when)))
             return removed
 
-        return self._store._in_tx(work)
+        return self._store.connection.transaction(work)
 
 
 def _params(copied: CopiedEntry) -> tuple:

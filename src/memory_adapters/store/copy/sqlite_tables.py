@@ -1,17 +1,19 @@
-"""The SQLite store's tables as a side of a copy (`store_copy`): entries read in rowid pages with every column and
+"""The SQLite store's tables as a side of a copy (`tables`): entries read in rowid pages with every column and
 their vector, extra scopes and staged vector; written, a batch per transaction, exactly as given."""
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections import defaultdict
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from memory_adapters.store.sqlite.connection import from_text, to_text
-from memory_adapters.store.sqlite.rows import COLUMNS, blob, dumps, row_entry
+from memory_adapters.store.sql.rows import dumps, from_text, row_entry
+from memory_adapters.store.sqlite.connection import to_text
+from memory_adapters.store.sqlite.rows import COLUMNS, blob
 from memory_adapters.store.copy.pages import PagedEntryRows
-from memory_adapters.store.copy.store_copy import CopiedEntry
+from memory_adapters.store.copy.tables import CopiedEntry
 
 if TYPE_CHECKING:
     from memory_adapters.store.sqlite.store import SqliteEntryStore
@@ -35,11 +37,10 @@ def float32_or_none(value: Any) -> Optional[bytes]:
 class SqliteCopyTables(PagedEntryRows):
     """CopyTables over one SqliteEntryStore's connection (its lock, retries and error translation)."""
 
-    _select, _order, _mark = _SELECT, "rowid", "?"
     keeps_source_user = False
 
     def __init__(self, store: "SqliteEntryStore") -> None:
-        self._store = store
+        super().__init__(store, _SELECT, "rowid", "?")
         self.description = f"SQLite {store.path}"
 
     def identity(self) -> tuple:
@@ -52,7 +53,7 @@ class SqliteCopyTables(PagedEntryRows):
         rows = []
         for start in range(0, len(ids), CHUNK):
             chunk = list(ids[start:start + CHUNK])
-            rows += self._store._read(f"{_SELECT} WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+            rows += self._store.connection.read(f"{_SELECT} WHERE id IN ({','.join('?' * len(chunk))})", chunk)
         return {copied.entry.id: copied for copied in self._copied(rows)}
 
     def _copied(self, rows: list[tuple]) -> list[CopiedEntry]:
@@ -62,10 +63,10 @@ class SqliteCopyTables(PagedEntryRows):
         for start in range(0, len(ids), CHUNK):
             chunk = ids[start:start + CHUNK]
             marks = ",".join("?" * len(chunk))
-            for entry_id, scope in self._store._read(f"SELECT id, scope FROM entry_scopes WHERE id IN ({marks})",
-                                                     chunk):
+            read = self._store.connection.read
+            for entry_id, scope in read(f"SELECT id, scope FROM entry_scopes WHERE id IN ({marks})", chunk):
                 scopes[entry_id].append(scope)
-            staged.update(self._store._read(f"SELECT id, vector FROM staged_vectors WHERE id IN ({marks})", chunk))
+            staged.update(read(f"SELECT id, vector FROM staged_vectors WHERE id IN ({marks})", chunk))
         copied = []
         for row in rows:
             entry = row_entry(tuple(row[:17]))
@@ -77,16 +78,17 @@ class SqliteCopyTables(PagedEntryRows):
     def tombstones(self) -> dict[str, datetime]:
         """Every deleted entry's id and when it was deleted."""
         return {entry_id: from_text(when) or _EPOCH
-                for entry_id, when in self._store._read("SELECT id, deleted_at FROM deleted_entries")}
+                for entry_id, when in self._store.connection.read("SELECT id, deleted_at FROM deleted_entries")}
 
     def metadata(self) -> dict[str, str]:
         """Every `_metadata` value."""
-        return {key: str(value) for key, value in self._store._read("SELECT key, value FROM _metadata")}
+        return {key: str(value) for key, value in self._store.connection.read("SELECT key, value FROM _metadata")}
 
     def write_entries(self, entries: Sequence[CopiedEntry]) -> None:
         """Store these entries exactly as given, their scopes and staged vectors replaced, in one transaction."""
         ids = [(copied.entry.id,) for copied in entries]
-        with self._store._tx() as conn:
+
+        def work(conn: sqlite3.Connection) -> None:
             conn.executemany(WRITE, [_params(copied) for copied in entries])
             conn.executemany("DELETE FROM entry_scopes WHERE id = ?", ids)
             conn.executemany("INSERT INTO entry_scopes (id, scope) VALUES (?, ?)",
@@ -95,10 +97,12 @@ class SqliteCopyTables(PagedEntryRows):
             conn.executemany("INSERT INTO staged_vectors (id, vector) VALUES (?, ?)",
                              [(c.entry.id, blob(c.staged)) for c in entries if c.staged is not None])
 
+        self._store.connection.transaction(work)
+
     def write_tombstones(self, tombstones: dict[str, datetime], removable: set[str]) -> int:
         """Record these tombstones; delete the `removable` entries written before their delete."""
-        removed = 0
-        with self._store._tx() as conn:
+        def work(conn: sqlite3.Connection) -> int:
+            removed = 0
             for entry_id, when in tombstones.items():
                 row = conn.execute("SELECT updated_at FROM entries WHERE id = ?", (entry_id,)).fetchone()
                 if entry_id in removable and row is not None and (from_text(row[0]) or _EPOCH) <= when:
@@ -107,7 +111,9 @@ class SqliteCopyTables(PagedEntryRows):
                     removed += 1
                 conn.execute("INSERT INTO deleted_entries (id, deleted_at) VALUES (?, ?) ON CONFLICT(id) "
                              "DO UPDATE SET deleted_at = excluded.deleted_at", (entry_id, to_text(when)))
-        return removed
+            return removed
+
+        return self._store.connection.transaction(work)
 
 
 def _params(copied: CopiedEntry) -> tuple:

@@ -1,18 +1,19 @@
 """Copying one entry store into another, losslessly and in batches (`iflow-memory migrate`, issue 14).
 
-Each side is a `CopyTables` (`sqlite_copy_tables`, `postgres_copy_tables`) that reads and writes every column as
-stored, the ones the merge rules never copy too (recall counters and times, vectors as float32 bytes,
-`source_user`), so nothing goes through the merge rules. The target is compared before it is written: a second run
-writes nothing, and a run cut short is finished by the next one. The cached query vectors are not copied.
+Each side is a `CopyTables` (`tables`; `sqlite_tables` or `postgres_tables`, picked by `store_tables`) that reads
+and writes every column as stored, the ones the merge rules never copy too (recall counters and times, vectors as
+float32 bytes, `source_user`), so nothing goes through the merge rules. The target is compared before it is
+written: a second run writes nothing, and a run cut short is finished by the next one. The cached query vectors
+are not copied.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Callable, Optional, Protocol, Sequence
+from typing import Callable, Optional, Sequence
 
-from memory_core.entries.records import Entry
+from memory_adapters.store.copy.tables import CopiedEntry, CopyTables
 from memory_core.embedding.space import SPACE_KEYS, STAGED_KEYS
 
 DEFAULT_BATCH = 500
@@ -22,62 +23,6 @@ INTERNAL_KEYS = frozenset({"schema_version", "vectors_version", "database_id"})
 
 class CopyRefused(ValueError):
     """The copy cannot be made as asked (the target is the source, or holds another embedding space)."""
-
-
-@dataclass(frozen=True)
-class CopiedEntry:
-    """One entry with everything stored beside it, as a copy moves it."""
-
-    entry: Entry
-    vector: Optional[bytes] = None  # float32 little-endian
-    staged: Optional[bytes] = None  # the vector of a re-embed in progress
-    scopes: tuple[str, ...] = ()  # the extra scopes (entry_scopes), sorted
-    source_user: Optional[str] = None  # PostgreSQL only
-
-
-class CopyTables(Protocol):
-    """One store's tables as a side of a copy."""
-
-    description: str  # "SQLite /path/memory.db" or the PostgreSQL URL with its password masked
-    keeps_source_user: bool
-
-    def identity(self) -> tuple:
-        """A value equal for two handles on the same database, and only for them."""
-        ...
-
-    def count(self) -> int:
-        """The number of entry rows."""
-        ...
-
-    def entry_page(self, after: int, limit: int) -> tuple[list[CopiedEntry], int, int]:
-        """Up to `limit` rows in storing order after position `after`: (readable entries, the last row's position,
-        rows read)."""
-        ...
-
-    def entries_by_id(self, ids: Sequence[str]) -> dict[str, CopiedEntry]:
-        """The stored entries among these ids."""
-        ...
-
-    def tombstones(self) -> dict[str, datetime]:
-        """Every deleted entry's id and when it was deleted."""
-        ...
-
-    def metadata(self) -> dict[str, str]:
-        """Every `_metadata` value."""
-        ...
-
-    def write_entries(self, entries: Sequence[CopiedEntry]) -> None:
-        """Store these entries exactly as given (scopes and staged vector replaced), in one transaction."""
-        ...
-
-    def write_tombstones(self, tombstones: dict[str, datetime], removable: set[str]) -> int:
-        """Record these tombstones and delete the entries of `removable` ids written before their delete, in one
-        transaction; returns how many entries that deleted."""
-        ...
-
-    def set_metadata(self, key: str, value: str) -> None:
-        """Write one `_metadata` value."""
-        ...
 
 
 @dataclass
@@ -169,19 +114,6 @@ class EmptyCopyTables:
     def set_metadata(self, key: str, value: str) -> None:
         """A dry run never writes."""
         raise AssertionError("a dry run writes nothing")
-
-
-def copy_tables(store: object) -> CopyTables:
-    """The CopyTables of an SqliteEntryStore or a PostgresEntryStore."""
-    from memory_adapters.store.sqlite.store import SqliteEntryStore
-
-    if isinstance(store, SqliteEntryStore):
-        from memory_adapters.store.copy.sqlite_tables import SqliteCopyTables
-
-        return SqliteCopyTables(store)
-    from memory_adapters.store.copy.postgres_tables import PostgresCopyTables
-
-    return PostgresCopyTables(store)  # type: ignore[arg-type]
 
 
 class StoreCopy:

@@ -1,1 +1,1 @@
-"""The PostgreSQL entry store (psycopg + pgvector): connection, schema, rows, outbox, search, vectors."""
+"""The PostgreSQL entry store (psycopg + pgvector): connection, schema, rows, outbox, search, vectors, candidates."""

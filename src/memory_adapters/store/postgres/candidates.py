@@ -16,6 +16,7 @@ from memory_core.entries.records import CATEGORIES, EntryStats
 _ORDERS = ("observation_count DESC, id", "updated_at DESC, id", "recall_count DESC, id")
 
 
+_COUNTS = "SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries"
 _SPLIT_COUNT = ("SELECT (SELECT COUNT(*) FROM entries WHERE scope IS NULL) + (SELECT COUNT(*) FROM (SELECT id FROM "
                 "entries WHERE scope = ANY(%s) UNION SELECT s.id FROM entry_scopes s JOIN entries e USING (id) "
                 "WHERE s.scope = ANY(%s) AND e.scope IS NOT NULL) mine), (SELECT COUNT(*) FROM entries "
@@ -29,8 +30,11 @@ def _scoped(scopes: Optional[Sequence[str]]) -> tuple[str, tuple]:
     return f" WHERE ({SCOPED.removeprefix(' WHERE ')})", (list(scopes), list(scopes))
 
 
-class PostgresCandidates(PostgresConnection):
+class PostgresCandidates:
     """Implements CandidateSource: prominent entries from indexes, the found ones by id, counts in SQL."""
+
+    def __init__(self, connection: PostgresConnection) -> None:
+        self._connection = connection
 
     def ranking_summary(self, scopes: Optional[Sequence[str]] = None,
                         category: Optional[str] = None) -> RankingSummary:
@@ -39,17 +43,16 @@ class PostgresCandidates(PostgresConnection):
         if category is not None:  # a search of one category: its index narrows the count
             where, params = _scoped(scopes)
             where = f"{where} AND category = %s" if where else " WHERE category = %s"
-            total, pending = self._read("SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries"
-                                        + where, (*params, category))[0]
+            total, pending = self._connection.read(_COUNTS + where, (*params, category))[0]
             return RankingSummary(int(total), int(pending))
         if scopes is None:
-            total, pending = self._read("SELECT COUNT(*), COUNT(*) FILTER (WHERE embedding IS NULL) FROM entries")[0]
+            total, pending = self._connection.read(_COUNTS)[0]
             return RankingSummary(int(total), int(pending))
         where, params = _scoped(scopes)
         # Universal entries, plus this project's (its own and those its bank holds too): index scans at 1M, where
         # one COUNT over the OR of the three reads every row.
         in_scope = where.replace(" WHERE ", " AND ", 1)
-        total, pending = self._read(f"{_SPLIT_COUNT}{in_scope})", (list(scopes), list(scopes), *params))[0]
+        total, pending = self._connection.read(f"{_SPLIT_COUNT}{in_scope})", (list(scopes), list(scopes), *params))[0]
         return RankingSummary(int(total), int(pending))
 
     def prominent_stats(self, limit: int, scopes: Optional[Sequence[str]] = None,
@@ -70,7 +73,7 @@ class PostgresCandidates(PostgresConnection):
             for each in CATEGORIES:
                 parts.append(f"({RANKING_SELECT}{in_category} ORDER BY {order} LIMIT %s)")
                 values += [*params, each, PER_CATEGORY_CANDIDATES]
-        rows = self._read(" UNION ".join(parts), tuple(values))
+        rows = self._connection.read(" UNION ".join(parts), tuple(values))
         return sorted(map(EntryStats._make, rows), key=lambda s: (-s.observation_count, s.id))
 
     def ranking_stats_of(self, entry_ids: Sequence[str], scopes: Optional[Sequence[str]] = None) -> list[EntryStats]:
@@ -79,4 +82,4 @@ class PostgresCandidates(PostgresConnection):
             return []
         where, params = _scoped(scopes)
         where = f"{where} AND id = ANY(%s)" if where else " WHERE id = ANY(%s)"
-        return list(map(EntryStats._make, self._read(RANKING_SELECT + where, (*params, list(entry_ids)))))
+        return list(map(EntryStats._make, self._connection.read(RANKING_SELECT + where, (*params, list(entry_ids)))))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import os
 import random
-import socket
 import re
 import threading
 import time
@@ -14,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Optional, Sequence, TypeVar
 from urllib.parse import unquote
 
+from memory_adapters.store.postgres.schema import migrate
 from memory_core.errors import StorageError
 
 CONNECT_TIMEOUT_S = 5.0
@@ -114,29 +114,22 @@ class SharedConnection:
 
 
 class PostgresConnection:
-    """The connection every part of the PostgreSQL store uses: the process's shared one for its URL."""
+    """The connection every part of the PostgreSQL store uses: the process's shared one for its URL, with reads,
+    short transactions retried on deadlock or serialisation failure, and psycopg's errors translated."""
 
-    def __init__(self, url: str, connect_timeout: float = CONNECT_TIMEOUT_S, keyword_search: bool = True,
-                 source_user: Optional[str] = None, statement_timeout_ms: int = 0,
-                 origin: Optional[str] = None) -> None:
+    def __init__(self, url: str, connect_timeout: float = CONNECT_TIMEOUT_S, statement_timeout_ms: int = 0) -> None:
         """Connect (giving up after `connect_timeout` seconds, fractions too) and migrate; `statement_timeout_ms`
-        (0: none) makes the server cancel any longer statement; `origin` names this machine's markdown (default:
-        the host name). Raises StorageError."""
+        (0: none) makes the server cancel any longer statement. Raises StorageError."""
         self.url = url
         self.path = masked_url(url)  # what messages name: never the password
         self._connect_timeout = max(float(connect_timeout), 0.05)
         self._statement_timeout_ms = max(int(statement_timeout_ms), 0)
-        self._keyword_search = keyword_search
-        self._source_user = source_user or _os_user()
-        self._origin = origin or socket.gethostname()
         self._psycopg = psycopg_module()
         self._shared: Optional[SharedConnection] = SharedConnection.acquire(url, self._statement_timeout_ms)
         self._lock = self._shared.lock
         try:
             with self._lock:
                 conn = self._live()
-                from memory_adapters.store.postgres.schema import migrate
-
                 self._call(lambda: migrate(conn))
         except BaseException:
             self.close()
@@ -186,8 +179,9 @@ class PostgresConnection:
         except self._psycopg.Error as exc:
             raise StorageError(f"PostgreSQL at {self.path}: {scrubbed(_first_line(exc), self.url)}") from exc
 
-    def _in_tx(self, work: Callable[[Any], T]) -> T:
-        """Run `work(conn)` in one short transaction; a deadlock or serialisation failure is retried."""
+    def transaction(self, work: Callable[[Any], T]) -> T:
+        """Run `work(conn)` in one short transaction and return its result; a deadlock or serialisation failure
+        runs it again (with backoff), other errors become StorageError."""
         errors = self._psycopg.errors
         with self._lock:
             for attempt in range(TX_RETRIES):
@@ -204,11 +198,11 @@ class PostgresConnection:
                     raise StorageError(f"write to PostgreSQL at {self.path} failed: {why}") from exc
         raise AssertionError("unreachable")
 
-    def _write(self, sql: str, params: Sequence = ()) -> int:
+    def write(self, sql: str, params: Sequence = ()) -> int:
         """One statement in its own transaction; returns the number of rows it touched."""
-        return self._in_tx(lambda conn: conn.execute(sql, params).rowcount)
+        return self.transaction(lambda conn: conn.execute(sql, params).rowcount)
 
-    def _read(self, sql: str, params: Sequence = ()) -> list[tuple]:
+    def read(self, sql: str, params: Sequence = ()) -> list[tuple]:
         """The rows of one query (autocommit: a snapshot of its own)."""
         with self._lock:
             return self._call(lambda: self._live().execute(sql, params).fetchall())
@@ -247,13 +241,3 @@ def _connect_within(connect: Callable[[], Any], seconds: float) -> Any:
 
 def _first_line(exc: Exception) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
-def _os_user() -> str:
-    """The OS user running this process (`source_user` unless configured)."""
-    import getpass
-
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "unknown"

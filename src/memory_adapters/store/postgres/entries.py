@@ -7,28 +7,64 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
 
 from memory_adapters.store.postgres.connection import PostgresConnection, utc
-from memory_adapters.store.postgres.rows import (COLUMNS, RANKING_SELECT, SCOPED, SELECT_FOR_MERGE, WRITE_ENTRY, entry_of,
-                                           write_params)
-from memory_adapters.store.sql.dialect import SqlDialect
-from memory_adapters.store.sql.entry_reads import SqlEntryReads
-from memory_core.errors import StorageError
+from memory_adapters.store.postgres.rows import (COLUMNS, RANKING_SELECT, SCOPED, SELECT_FOR_MERGE, SET_META,
+                                                 WRITE_ENTRY, entry_of, write_params)
+from memory_adapters.store.postgres.schema import ensure_hnsw_index
+from memory_core.embedding.space import DIMENSIONS_KEY
 from memory_core.entries.merge import imported, reinforced
 from memory_core.entries.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
-from memory_core.embedding.space import DIMENSIONS_KEY
+from memory_core.errors import StorageError
 
 if TYPE_CHECKING:
+    from memory_adapters.store.postgres.outbox import PostgresMarkdownOutbox
     from memory_core.entries.models import EntryDraft
 
 MERGE_ATTEMPTS = 20
 R = TypeVar("R")
-SET_META = "INSERT INTO _metadata (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 
 
-class PostgresEntries(SqlEntryReads, PostgresConnection):
-    """EntryStore over the `entries`, `entry_scopes`, `deleted_entries` and `_metadata` tables; get, all_entries,
-    count, deleted_ids and get_metadata come from SqlEntryReads."""
+def os_user() -> str:
+    """The OS user running this process (`source_user` unless configured)."""
+    import getpass
 
-    _dialect = SqlDialect(mark="%s", columns=COLUMNS, stored_order="seq", entry_of=entry_of)
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+class PostgresTombstoneRows:
+    """TombstoneRows in PostgreSQL: the row is locked while its tombstone is decided; its scopes and staged vector
+    go with it (foreign keys)."""
+
+    def written_at(self, conn: Any, entry_id: str) -> Optional[datetime]:
+        """When the stored entry was last written, locking its row; None when none is stored."""
+        row = conn.execute("SELECT updated_at FROM entries WHERE id = %s FOR UPDATE", (entry_id,)).fetchone()
+        return row[0] if row is not None else None
+
+    def as_stored(self, when: datetime) -> datetime:
+        """The tombstone's time in UTC to the second, as `updated_at` is kept."""
+        return utc(when)
+
+    def remove(self, conn: Any, entry_id: str) -> int:
+        """Delete the entry (its scopes and staged vector with it)."""
+        return conn.execute("DELETE FROM entries WHERE id = %s", (entry_id,)).rowcount
+
+    def keep(self, conn: Any, entry_id: str, when: datetime) -> None:
+        """Record the tombstone unless one is recorded already."""
+        conn.execute("INSERT INTO deleted_entries (id, deleted_at) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                     (entry_id, utc(when)))
+
+
+class PostgresEntries:
+    """The writes of EntryStore, get_many and the ranking fields over the `entries`, `entry_scopes`,
+    `deleted_entries` and `_metadata` tables; every write of an entry tells the outbox in its transaction, and
+    records `source_user` as the entry's first author."""
+
+    def __init__(self, connection: PostgresConnection, outbox: "PostgresMarkdownOutbox", source_user: str) -> None:
+        self._connection = connection
+        self._outbox = outbox
+        self._source_user = source_user
 
     def _merge_write(self, conn: Any, entry_id: str, merge: Callable[[Optional[Entry]], tuple[R, Optional[Entry]]]
                      ) -> tuple[R, Optional[Entry]]:
@@ -48,10 +84,10 @@ class PostgresEntries(SqlEntryReads, PostgresConnection):
             created, entry = self._merge_write(conn, draft.entry_id,
                                                lambda stored: (stored is None, reinforced(stored, draft, now)))
             conn.execute("DELETE FROM deleted_entries WHERE id = %s", (draft.entry_id,))
-            self._entry_written(conn, entry, "record")
+            self._outbox.entry_written(conn, entry, "record")
             return created, entry
 
-        created, entry = self._in_tx(work)
+        created, entry = self._connection.transaction(work)
         return UpsertOutcome(entry_id=entry.id, created=created, observation_count=entry.observation_count)
 
     def import_entries(self, items: Sequence[tuple["EntryDraft", Optional[datetime]]],
@@ -68,7 +104,7 @@ class PostgresEntries(SqlEntryReads, PostgresConnection):
                 outcomes.append(ImportOutcome(entry_id=draft.entry_id, status=status))
             return outcomes
 
-        return self._in_tx(work) if items else []
+        return self._connection.transaction(work) if items else []
 
     def delete(self, entry_id: str) -> bool:
         """Delete one entry (its scopes and staged vector go with it) and keep its tombstone."""
@@ -80,10 +116,10 @@ class PostgresEntries(SqlEntryReads, PostgresConnection):
                          "DO UPDATE SET deleted_at = excluded.deleted_at", (entry_id, utc(datetime.now(timezone.utc))))
             existing = entry_of(row)
             if existing is not None:
-                self._entry_written(conn, existing, "forget")
+                self._outbox.entry_written(conn, existing, "forget")
             return True
 
-        return self._in_tx(work)
+        return self._connection.transaction(work)
 
     def set_scope(self, entry_id: str, scope: Optional[str]) -> bool:
         """Change which projects' sessions see an entry (None: every project's); False when it is unknown."""
@@ -92,28 +128,25 @@ class PostgresEntries(SqlEntryReads, PostgresConnection):
                                (scope, entry_id)).fetchone()
             entry = entry_of(row) if row else None
             if entry is not None:
-                self._entry_written(conn, entry, "record")
+                self._outbox.entry_written(conn, entry, "record")
             return row is not None
 
-        return self._in_tx(work)
+        return self._connection.transaction(work)
 
     def add_scope(self, entry_id: str, scope: str) -> None:
         """Let one more project's sessions see a scoped entry (its bank holds it too)."""
-        self._write("INSERT INTO entry_scopes (id, scope) SELECT id, %s FROM entries WHERE id = %s "
+        self._connection.write("INSERT INTO entry_scopes (id, scope) SELECT id, %s FROM entries WHERE id = %s "
                     "ON CONFLICT DO NOTHING", (scope, entry_id))
-
-    def _entry_written(self, conn: Any, entry: Entry, action: str) -> None:
-        """Hook for work that must commit with the entry (the markdown outbox)."""
 
     def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
         """Increment recall_count and set last_recalled_at, atomically per row."""
         if entry_ids:
-            self._write("UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = %s "
+            self._connection.write("UPDATE entries SET recall_count = recall_count + 1, last_recalled_at = %s "
                         "WHERE id = ANY(%s)", (utc(when), list(entry_ids)))
 
     def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
         """Return the entries with these ids in the given order."""
-        rows = self._read(f"SELECT {COLUMNS} FROM entries WHERE id = ANY(%s)", (list(entry_ids),))
+        rows = self._connection.read(f"SELECT {COLUMNS} FROM entries WHERE id = ANY(%s)", (list(entry_ids),))
         found = {e.id: e for e in map(entry_of, rows) if e is not None}
         return [found[i] for i in entry_ids if i in found]
 
@@ -121,39 +154,21 @@ class PostgresEntries(SqlEntryReads, PostgresConnection):
         """Return id, category and ranking counters of every entry; with `scopes`, only universal entries and
         those of these scopes."""
         if scopes is None:
-            rows = self._read(RANKING_SELECT)
+            rows = self._connection.read(RANKING_SELECT)
         else:
-            rows = self._read(RANKING_SELECT + SCOPED, (list(scopes), list(scopes)))
+            rows = self._connection.read(RANKING_SELECT + SCOPED, (list(scopes), list(scopes)))
         return list(map(EntryStats._make, rows))
 
     def source_user(self, entry_id: str) -> Optional[str]:
         """Who first wrote this entry (the OS user unless the store was given one); None when it is unknown."""
-        rows = self._read("SELECT source_user FROM entries WHERE id = %s", (entry_id,))
+        rows = self._connection.read("SELECT source_user FROM entries WHERE id = %s", (entry_id,))
         return rows[0][0] if rows else None
-
-    def apply_tombstones(self, tombstones: dict[str, datetime]) -> int:
-        """Keep deleted what was deleted after its last write; returns how many stored entries this removed."""
-        def work(conn: Any) -> int:
-            removed = 0
-            for entry_id, when in sorted(tombstones.items()):
-                row = conn.execute("SELECT updated_at FROM entries WHERE id = %s FOR UPDATE", (entry_id,)).fetchone()
-                if row is not None and row[0] > utc(when):
-                    continue  # written again after that delete
-                if row is not None:
-                    removed += conn.execute("DELETE FROM entries WHERE id = %s", (entry_id,)).rowcount
-                conn.execute("INSERT INTO deleted_entries (id, deleted_at) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                             (entry_id, utc(when)))
-            return removed
-
-        return self._in_tx(work)
 
     def set_metadata(self, key: str, value: str) -> None:
         """Write one `_metadata` value; pinning the vectors' width also builds their HNSW index."""
         def work(conn: Any) -> None:
             conn.execute(SET_META, (key, value))
             if key == DIMENSIONS_KEY and value.isdigit():
-                from memory_adapters.store.postgres.schema import ensure_hnsw_index
-
                 ensure_hnsw_index(conn, int(value))
 
-        self._in_tx(work)
+        self._connection.transaction(work)

@@ -1,12 +1,12 @@
 """Rows of the PostgreSQL `entries` table and the core's `Entry`, both ways. A row is selected in the shape the
-SQLite store reads (JSON lists and ISO 8601 UTC text), so both stores share one row reader and its checks."""
+shared row reader (`sql.rows`) reads (JSON lists and ISO 8601 UTC text), so both stores share it and its checks."""
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
 from memory_adapters.store.postgres.connection import utc
-from memory_adapters.store.sqlite.rows import dumps, row_entry
+from memory_adapters.store.sql.rows import dumps, row_entry
 from memory_core.entries.records import Entry
 
 _ISO = "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'"
@@ -20,7 +20,7 @@ COLUMNS = (
     'id, name, description, reasoning, category, keywords::text, "references"::text, observation_count, '
     f"confidence, recall_count, {_text_time('last_recalled_at')}, {_text_time('created_at')}, "
     f"{_text_time('updated_at')}, source, source_project, scope, embedding IS NOT NULL"
-)
+)  # sql.rows.FIELDS, in that order
 
 _WRITTEN = ("id, name, description, reasoning, category, keywords, \"references\", observation_count, confidence, "
             "created_at, updated_at, source, source_project, source_user, scope")
@@ -43,6 +43,7 @@ SELECT_FOR_MERGE = f"SELECT {COLUMNS}, xmin::text FROM entries WHERE id = %s FOR
 
 RANKING_SELECT = ("SELECT id, category, observation_count, confidence, recall_count, "
                   "extract(epoch FROM updated_at)::float8, embedding IS NOT NULL FROM entries")
+SET_META = "INSERT INTO _metadata (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 SCOPED = " WHERE scope IS NULL OR scope = ANY(%s) OR id IN (SELECT id FROM entry_scopes WHERE scope = ANY(%s))"
 
 

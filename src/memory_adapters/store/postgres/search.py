@@ -37,8 +37,13 @@ def tsquery_text(match_query: str) -> Optional[str]:
     return " | ".join(terms) if terms else None
 
 
-class PostgresSearch(PostgresConnection):
+class PostgresSearch:
     """KeywordIndex over `entries.search`, and ReferenceIndex over `entries.references`."""
+
+    def __init__(self, connection: PostgresConnection, keyword_search: bool = True) -> None:
+        self._connection = connection
+        self._keyword_search = keyword_search
+        self._common_kept: Optional[tuple[float, frozenset]] = None  # (when read, the words too common to rank)
 
     @property
     def keyword_search_available(self) -> bool:
@@ -56,15 +61,16 @@ class PostgresSearch(PostgresConnection):
         terms = [t for t in query.split(" | ") if t not in common]
         if not terms:
             return {}
-        return {entry_id: float(score) for entry_id, score in self._read(_SEARCH, (" | ".join(terms), limit))}
+        hits = self._connection.read(_SEARCH, (" | ".join(terms), limit))
+        return {entry_id: float(score) for entry_id, score in hits}
 
     def _common_words(self) -> frozenset:
         """The words too common to rank by (none below COMMON_FROM_ROWS entries), from the planner's statistics,
         read again every WORD_STATS_KEPT_S seconds."""
-        kept = getattr(self, "_common_kept", None)
+        kept = self._common_kept
         if kept is not None and time.monotonic() - kept[0] < WORD_STATS_KEPT_S:
             return kept[1]
-        rows = self._read(_WORD_STATS)
+        rows = self._connection.read(_WORD_STATS)
         common: frozenset = frozenset()
         if rows and rows[0][0] >= COMMON_FROM_ROWS and rows[0][1] is not None:
             common = frozenset(word for word, share in zip(rows[0][1], rows[0][2]) if share > COMMON_SHARE)
@@ -73,5 +79,5 @@ class PostgresSearch(PostgresConnection):
 
     def cited_files(self) -> dict[str, list[str]]:
         """Return {entry id: its references} for every entry that cites at least one."""
-        rows = self._read("SELECT id, \"references\"::text FROM entries WHERE \"references\" <> '[]'::jsonb")
+        rows = self._connection.read("SELECT id, \"references\"::text FROM entries WHERE \"references\" <> '[]'::jsonb")
         return {entry_id: [str(r) for r in json.loads(text)] for entry_id, text in rows if json.loads(text)}

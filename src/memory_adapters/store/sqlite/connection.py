@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from datetime import datetime, timezone
-from typing import Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence, TypeVar
 
 from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_adapters.store.sqlite.health import is_corruption, mark_verified, quick_check, verified_unchanged
@@ -21,6 +21,7 @@ from memory_adapters.store.sqlite.schema import ensure_fts, migrate, refuse_fore
 BUSY_TIMEOUT_MS = 5000
 BUSY_RETRIES = 6
 OPEN_RETRIES = 12
+T = TypeVar("T")
 
 
 def fts5_compiled_in() -> bool:
@@ -40,17 +41,6 @@ def to_text(when: datetime) -> str:
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def from_text(text: Optional[str]) -> Optional[datetime]:
-    """Parse ISO 8601 (with Z, an offset or neither: naive means UTC); None when unparseable."""
-    if not text:
-        return None
-    try:
-        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 _READ_ONLY_CODES = {8, 14}  # SQLITE_READONLY (and _DIRECTORY, _DBMOVED...), SQLITE_CANTOPEN (no -wal/-shm)
@@ -109,7 +99,8 @@ def _open_error(path: str, exc: BaseException) -> StorageError:
 
 
 class SqliteConnection:
-    """The connection every part of the SQLite store shares (one per store object, guarded by a lock)."""
+    """The connection every part of the SQLite store shares (one per store object, guarded by a lock): reads,
+    short write transactions, and SQLite's errors translated into the core's."""
 
     def __init__(self, path: str, enable_fts5: bool = True, full_check: bool = False,
                  busy_timeout_ms: int = BUSY_TIMEOUT_MS, busy_retries: int = BUSY_RETRIES) -> None:
@@ -221,15 +212,16 @@ class SqliteConnection:
             except sqlite3.Error:
                 return None  # nothing is kept: the next read reports the problem
 
-    @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One short IMMEDIATE transaction; busy is retried with backoff, other errors become StorageError."""
+    def transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work(conn)` in one short IMMEDIATE transaction and return its result; a busy database is retried
+        with backoff before `work` runs, other errors become StorageError."""
         self._lock.acquire()
         try:
             begin_with_retry(self._conn, self._busy_retries)
             try:
-                yield self._conn
+                result = work(self._conn)
                 self._conn.execute("COMMIT")
+                return result
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
                     self._conn.execute("ROLLBACK")
@@ -240,16 +232,12 @@ class SqliteConnection:
             self._own_writes += 1  # even a failed commit may have written: whatever was kept is recomputed
             self._lock.release()
 
-    def _write(self, sql: str, params: Sequence = ()) -> sqlite3.Cursor:
-        with self._tx() as conn:
-            return conn.execute(sql, params)
+    def write(self, sql: str, params: Sequence = ()) -> int:
+        """One statement in a transaction of its own; returns the number of rows it touched."""
+        return self.transaction(lambda conn: conn.execute(sql, params).rowcount)
 
-    def _transaction(self, statements: list[tuple[str, Sequence]]) -> None:
-        with self._tx() as conn:
-            for sql, params in statements:
-                conn.execute(sql, params)
-
-    def _read(self, sql: str, params: Sequence = ()) -> list[tuple]:
+    def read(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        """The rows of one query; SQLite's errors become DatabaseCorrupt (its own verdict) or StorageError."""
         try:
             with self._lock:
                 return self._conn.execute(sql, params).fetchall()
@@ -257,6 +245,17 @@ class SqliteConnection:
             if is_corruption(exc):
                 raise self._corrupt(f"{self.path} is corrupt: {exc}") from exc
             raise StorageError(f"read from {self.path} failed: {exc}") from exc
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[sqlite3.Connection]:
+        """The sqlite3 connection itself, under the lock, for reads that judge SQLite's errors themselves."""
+        with self._lock:
+            yield self._conn
+
+    @property
+    def fts5(self) -> bool:
+        """Whether FTS5 is compiled in and the keyword index exists."""
+        return self._fts5
 
     def _storage_error(self, exc: sqlite3.Error) -> StorageError:
         text = str(exc).lower()

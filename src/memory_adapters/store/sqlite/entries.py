@@ -8,93 +8,129 @@ import sqlite3
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from memory_adapters.store.sql.dialect import SqlDialect
-from memory_adapters.store.sql.entry_reads import SqlEntryReads
+from memory_adapters.store.sql.rows import row_entry
 from memory_adapters.store.sqlite.connection import SqliteConnection, to_text
-from memory_adapters.store.sqlite.rows import COLUMNS, RANKING_SELECT, WRITE_ENTRY, entry_params, row_entry
+from memory_adapters.store.sqlite.rows import COLUMNS, RANKING_SELECT, SET_META, WRITE_ENTRY, entry_params
 from memory_core.entries.merge import imported, reinforced
 from memory_core.entries.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
 
 if TYPE_CHECKING:
+    from memory_adapters.store.sqlite.outbox import SqliteMarkdownOutbox
     from memory_core.entries.models import EntryDraft
 
 
-class SqliteEntries(SqlEntryReads, SqliteConnection):
-    """EntryStore over the `entries`, `entry_scopes`, `deleted_entries` and `_metadata` tables; get, all_entries,
-    count, deleted_ids and get_metadata come from SqlEntryReads."""
+def stored_entry(conn: sqlite3.Connection, entry_id: str) -> Optional[Entry]:
+    """The stored entry with this id, read inside the caller's transaction (None: none, or unreadable)."""
+    row = conn.execute(f"SELECT {COLUMNS} FROM entries WHERE id = ?", (entry_id,)).fetchone()
+    return row_entry(row) if row else None
 
-    _dialect = SqlDialect(mark="?", columns=COLUMNS, stored_order="rowid", entry_of=row_entry)
 
-    _kept_stats: Optional[tuple[tuple[int, int], dict]] = None
-    """(change token, {scopes: ranking stats}) of the last reads, valid while the token stays the same."""
+def _remove(conn: sqlite3.Connection, entry_id: str) -> bool:
+    """Delete one entry with its extra scopes and staged vector; True when it existed."""
+    conn.execute("DELETE FROM staged_vectors WHERE id = ?", (entry_id,))
+    conn.execute("DELETE FROM entry_scopes WHERE id = ?", (entry_id,))
+    return conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,)).rowcount > 0
 
-    def _stored(self, conn: sqlite3.Connection, entry_id: str) -> Optional[Entry]:
-        row = conn.execute(f"SELECT {COLUMNS} FROM entries WHERE id = ?", (entry_id,)).fetchone()
-        return row_entry(row) if row else None
+
+class SqliteTombstoneRows:
+    """TombstoneRows in SQLite: an entry too malformed to read is left for the import to skip."""
+
+    def written_at(self, conn: sqlite3.Connection, entry_id: str) -> Optional[datetime]:
+        """When the stored entry was last written; None when no readable entry is stored."""
+        existing = stored_entry(conn, entry_id)
+        return existing.updated_at if existing is not None else None
+
+    def as_stored(self, when: datetime) -> datetime:
+        """The tombstone's time as it is."""
+        return when
+
+    def remove(self, conn: sqlite3.Connection, entry_id: str) -> int:
+        """Delete the entry with its scopes and staged vector."""
+        _remove(conn, entry_id)
+        return 1
+
+    def keep(self, conn: sqlite3.Connection, entry_id: str, when: datetime) -> None:
+        """Record the tombstone unless one is recorded already."""
+        conn.execute("INSERT OR IGNORE INTO deleted_entries(id, deleted_at) VALUES (?, ?)", (entry_id, to_text(when)))
+
+
+class SqliteEntries:
+    """The writes of EntryStore, get_many and the ranking fields over the `entries`, `entry_scopes`,
+    `deleted_entries` and `_metadata` tables; every write of an entry tells the outbox in its transaction."""
+
+    def __init__(self, connection: SqliteConnection, outbox: "SqliteMarkdownOutbox") -> None:
+        self._connection = connection
+        self._outbox = outbox
+        # (change token, {scopes: ranking stats}) of the last reads, valid while the token stays the same.
+        self._kept_stats: Optional[tuple[tuple[int, int], dict]] = None
 
     def upsert(self, draft: "EntryDraft", now: datetime) -> UpsertOutcome:
         """Insert, or reinforce (observation +1) and overwrite the text fields that were given."""
-        with self._tx() as conn:
-            existing = self._stored(conn, draft.entry_id)
+        def work(conn: sqlite3.Connection) -> tuple[Optional[Entry], Entry]:
+            existing = stored_entry(conn, draft.entry_id)
             entry = reinforced(existing, draft, now)
             conn.execute("DELETE FROM deleted_entries WHERE id = ?", (entry.id,))
             conn.execute(WRITE_ENTRY, entry_params(entry))
-            self._entry_written(conn, entry, "record")
+            self._outbox.entry_written(conn, entry, "record")
+            return existing, entry
+
+        existing, entry = self._connection.transaction(work)
         return UpsertOutcome(entry_id=entry.id, created=existing is None, observation_count=entry.observation_count)
 
     def import_entries(self, items: Sequence[tuple["EntryDraft", Optional[datetime]]],
                        now: datetime) -> list[ImportOutcome]:
         """Import a batch of markdown entries in one transaction: all of it lands, or none of it."""
-        outcomes = []
-        with self._tx() as conn:
+        def work(conn: sqlite3.Connection) -> list[ImportOutcome]:
+            outcomes = []
             for draft, updated_at in items:
                 deleted = conn.execute("SELECT 1 FROM deleted_entries WHERE id = ?", (draft.entry_id,)).fetchone()
-                status, entry = imported(self._stored(conn, draft.entry_id), draft, now, updated_at,
+                status, entry = imported(stored_entry(conn, draft.entry_id), draft, now, updated_at,
                                          deleted is not None)
                 if entry is not None:
                     conn.execute(WRITE_ENTRY, entry_params(entry))
                 outcomes.append(ImportOutcome(entry_id=draft.entry_id, status=status))
-        return outcomes
+            return outcomes
+
+        return self._connection.transaction(work)
 
     def delete(self, entry_id: str) -> bool:
         """Delete one entry and keep its tombstone; True when it existed."""
-        with self._tx() as conn:
-            existing = self._stored(conn, entry_id)
-            conn.execute("DELETE FROM staged_vectors WHERE id = ?", (entry_id,))
-            conn.execute("DELETE FROM entry_scopes WHERE id = ?", (entry_id,))
-            existed = conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,)).rowcount > 0
+        def work(conn: sqlite3.Connection) -> bool:
+            existing = stored_entry(conn, entry_id)
+            existed = _remove(conn, entry_id)
             if existed:
                 conn.execute("INSERT OR REPLACE INTO deleted_entries(id, deleted_at) VALUES (?, ?)",
                              (entry_id, to_text(datetime.now(timezone.utc))))
                 if existing is not None:
-                    self._entry_written(conn, existing, "forget")
+                    self._outbox.entry_written(conn, existing, "forget")
             return existed
+
+        return self._connection.transaction(work)
 
     def set_scope(self, entry_id: str, scope: Optional[str]) -> bool:
         """Change which projects' sessions see an entry (None: every project's); False when it is unknown."""
-        with self._tx() as conn:
-            existing = self._stored(conn, entry_id)
+        def work(conn: sqlite3.Connection) -> bool:
+            existing = stored_entry(conn, entry_id)
             if existing is None:
                 return False
             entry = existing.with_changes(scope=scope)
             conn.execute(WRITE_ENTRY, entry_params(entry))
-            self._entry_written(conn, entry, "record")
-        return True
+            self._outbox.entry_written(conn, entry, "record")
+            return True
+
+        return self._connection.transaction(work)
 
     def add_scope(self, entry_id: str, scope: str) -> None:
         """Let one more project's sessions see a scoped entry (its bank holds it too)."""
-        self._write("INSERT OR IGNORE INTO entry_scopes(id, scope) SELECT id, ? FROM entries WHERE id = ?",
+        self._connection.write("INSERT OR IGNORE INTO entry_scopes(id, scope) SELECT id, ? FROM entries WHERE id = ?",
                     (scope, entry_id))
-
-    def _entry_written(self, conn: sqlite3.Connection, entry: Entry, action: str) -> None:
-        """Hook for work that must commit with the entry (the markdown outbox)."""
 
     def record_recall(self, entry_ids: Sequence[str], when: datetime) -> None:
         """Increment recall_count and set last_recalled_at in one short transaction."""
         if not entry_ids:
             return
         marks = ",".join("?" * len(entry_ids))
-        self._write(f"UPDATE entries SET recall_count = COALESCE(recall_count, 0) + 1, last_recalled_at = ? "
+        self._connection.write(f"UPDATE entries SET recall_count = COALESCE(recall_count, 0) + 1, last_recalled_at = ? "
                     f"WHERE id IN ({marks})", (to_text(when), *entry_ids))
 
     def get_many(self, entry_ids: Sequence[str]) -> list[Entry]:
@@ -103,7 +139,7 @@ class SqliteEntries(SqlEntryReads, SqliteConnection):
         for start in range(0, len(entry_ids), 500):
             chunk = list(entry_ids[start:start + 500])
             marks = ",".join("?" * len(chunk))
-            for row in self._read(f"SELECT {COLUMNS} FROM entries WHERE id IN ({marks})", chunk):
+            for row in self._connection.read(f"SELECT {COLUMNS} FROM entries WHERE id IN ({marks})", chunk):
                 entry = row_entry(row)
                 if entry is not None:
                     found[entry.id] = entry
@@ -113,7 +149,7 @@ class SqliteEntries(SqlEntryReads, SqliteConnection):
         """Return id, category and ranking counters of every well-formed entry (the hot path: one query);
         with `scopes`, only universal entries and those of these scopes."""
         # A long-running host searches again and again: the list is kept until any connection commits.
-        token, key = self.change_token(), None if scopes is None else tuple(scopes)
+        token, key = self._connection.change_token(), None if scopes is None else tuple(scopes)
         kept = self._kept_stats
         if token is not None and kept is not None and kept[0] == token and key in kept[1]:
             return list(kept[1][key])
@@ -128,40 +164,19 @@ class SqliteEntries(SqlEntryReads, SqliteConnection):
         # Answered from indexes (idx_entries_ranking, idx_entries_pending), never the rows full of vectors.
         # SQLite cleans the counters and turns the timestamp into POSIX seconds, so Python only wraps tuples.
         if scopes is None:
-            rows = self._read(RANKING_SELECT)
+            rows = self._connection.read(RANKING_SELECT)
         else:
             marks = ",".join("?" * len(scopes))
-            rows = self._read(f"{RANKING_SELECT} AND (scope IS NULL OR scope IN ({marks}) OR id IN "
+            rows = self._connection.read(f"{RANKING_SELECT} AND (scope IS NULL OR scope IN ({marks}) OR id IN "
                               f"(SELECT id FROM entry_scopes WHERE scope IN ({marks})))", (*scopes, *scopes))
         # The query has exactly EntryStats' fields: tuple.__new__ builds each one in C (`_make` is a Python call
         # per row, a few ms at 10k entries).
         stats = list(map(functools.partial(tuple.__new__, EntryStats), rows))
-        pending = {r[0] for r in self._read("SELECT id FROM entries WHERE embedding IS NULL")}
+        pending = {r[0] for r in self._connection.read("SELECT id FROM entries WHERE embedding IS NULL")}
         if pending:
             stats = [s._replace(has_embedding=False) if s.id in pending else s for s in stats]
         return stats
 
-    def apply_tombstones(self, tombstones: dict[str, datetime]) -> int:
-        """Keep deleted what was deleted after its last write (a restored snapshot may predate the delete);
-        returns how many stored entries this removed. An entry written again since stays."""
-        removed = 0
-        with self._tx() as conn:
-            for entry_id, when in tombstones.items():
-                existing = self._stored(conn, entry_id)
-                if existing is not None and existing.updated_at > when:
-                    continue  # written again after that delete
-                if existing is not None:
-                    conn.execute("DELETE FROM staged_vectors WHERE id = ?", (entry_id,))
-                    conn.execute("DELETE FROM entry_scopes WHERE id = ?", (entry_id,))
-                    conn.execute("DELETE FROM entries WHERE id = ?", (entry_id,))
-                    removed += 1
-                conn.execute("INSERT OR IGNORE INTO deleted_entries(id, deleted_at) VALUES (?, ?)",
-                             (entry_id, to_text(when)))
-        return removed
-
     def set_metadata(self, key: str, value: str) -> None:
         """Write one `_metadata` value."""
-        self._write(SET_META, (key, value))
-
-
-SET_META = "INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+        self._connection.write(SET_META, (key, value))

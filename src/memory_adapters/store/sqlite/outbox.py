@@ -9,8 +9,9 @@ from typing import Sequence
 
 from memory_adapters.markdown.audit_watermark import advance_watermark, read_watermark
 from memory_adapters.store.sql.outbox import SqlMarkdownOutbox
-from memory_adapters.store.sqlite.connection import to_text
-from memory_adapters.store.sqlite.entries import SET_META, SqliteEntries
+from memory_adapters.store.sql.tombstones import SqlTombstones
+from memory_adapters.store.sqlite.connection import SqliteConnection, to_text
+from memory_adapters.store.sqlite.rows import SET_META
 from memory_core.ports.audit_outbox import AuditTask
 from memory_core.entries.records import Entry
 
@@ -20,34 +21,41 @@ watermark would otherwise hide the loss for good (a write that does not import f
 library). Cleared by `caught_up`."""
 
 
-class SqliteMarkdownOutbox(SqlMarkdownOutbox, SqliteEntries):
-    """AuditOutbox and AuditWatermark over the `markdown_outbox` table; queuing is on when the store writes for an
-    audit trail. Queuing on, pending_audit and audit_failed come from SqlMarkdownOutbox."""
+class SqliteMarkdownOutbox(SqlMarkdownOutbox):
+    """AuditOutbox and AuditWatermark over the `markdown_outbox` table and the store directory's watermark;
+    queuing is on when the store writes for an audit trail. Queuing on, pending_audit and audit_failed come from
+    SqlMarkdownOutbox; the tombstones are applied again when the database lost commits."""
 
-    def _entry_written(self, conn: sqlite3.Connection, entry: Entry, action: str) -> None:
-        if not self._outbox_on:
+    def __init__(self, connection: SqliteConnection, tombstones: SqlTombstones) -> None:
+        super().__init__(connection, "?")
+        self._tombstones = tombstones
+
+    def entry_written(self, conn: sqlite3.Connection, entry: Entry, action: str) -> None:
+        """Queue the entry's markdown write in the entry's transaction `conn`, when queuing is on."""
+        if not self.queuing:
             return
         written = read_watermark(self._store_dir())  # before this write's number can pass it
         if written > self._assigned_seq_in(conn):
             conn.execute(SET_META, (BEHIND_KEY, str(written)))
         # A newer write of the same entry replaces the row (new seq): the older writer's "done" leaves it queued.
         conn.execute("INSERT OR REPLACE INTO markdown_outbox(entry_id, action, category, project_root, queued_at) "
-                     "VALUES (?, ?, ?, ?, ?)", (entry.id, action, entry.category, self._outbox_root or "",
+                     "VALUES (?, ?, ?, ?, ?)", (entry.id, action, entry.category, self.project_root or "",
                                                 to_text(datetime.now(timezone.utc))))
 
     def audit_done(self, tasks: Sequence[AuditTask]) -> None:
         """Forget these tasks, unless a newer write of the same entry queued them again meanwhile."""
         if tasks:
-            with self._tx() as conn:
-                conn.executemany("DELETE FROM markdown_outbox WHERE seq = ?", [(t.seq,) for t in tasks])
+            seqs = [(t.seq,) for t in tasks]
+            self._connection.transaction(
+                lambda conn: conn.executemany("DELETE FROM markdown_outbox WHERE seq = ?", seqs))
             advance_watermark(self._store_dir(), max(t.seq for t in tasks))  # their markdown is written
 
     def _store_dir(self) -> str:
-        return os.path.dirname(os.path.abspath(self.path))
+        return os.path.dirname(os.path.abspath(self._connection.path))
 
     def _assigned_seq(self) -> int:
         """The highest outbox number this database ever assigned (AUTOINCREMENT never reuses one)."""
-        rows = self._read("SELECT seq FROM sqlite_sequence WHERE name = 'markdown_outbox'")
+        rows = self._connection.read("SELECT seq FROM sqlite_sequence WHERE name = 'markdown_outbox'")
         return int(rows[0][0]) if rows and rows[0][0] is not None else 0
 
     @staticmethod
@@ -62,7 +70,8 @@ class SqliteMarkdownOutbox(SqlMarkdownOutbox, SqliteEntries):
         written = read_watermark(self._store_dir())
         if written > 0 and written > self._assigned_seq():
             return True
-        return bool(self._read("SELECT 1 FROM _metadata WHERE key = ?", (BEHIND_KEY,)))  # found behind before
+        # Found behind before (and not caught up since):
+        return bool(self._connection.read("SELECT 1 FROM _metadata WHERE key = ?", (BEHIND_KEY,)))
 
     def reopen_imports(self) -> int:
         """The database lost commits: apply the store's list of deletes again (a lost delete stays done) and forget
@@ -70,15 +79,19 @@ class SqliteMarkdownOutbox(SqlMarkdownOutbox, SqliteEntries):
         from memory_adapters.markdown.tombstones import read_tombstones
 
         tombstones = read_tombstones(self._store_dir())
-        removed = self.apply_tombstones(tombstones) if tombstones else 0
-        self._write("DELETE FROM _metadata WHERE key LIKE 'imported:%'")  # a lost write may sit in any project's bank
+        removed = self._tombstones.apply_tombstones(tombstones) if tombstones else 0
+        # A lost write may sit in any project's bank:
+        self._connection.write("DELETE FROM _metadata WHERE key LIKE 'imported:%'")
         return removed
 
     def caught_up(self) -> None:
         """The markdown was imported again: take its watermark, so later writes are numbered after it."""
         written = read_watermark(self._store_dir())
-        with self._tx() as conn:
+
+        def work(conn: sqlite3.Connection) -> None:
             conn.execute("DELETE FROM _metadata WHERE key = ?", (BEHIND_KEY,))
             if conn.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'markdown_outbox'",
                             (written,)).rowcount == 0:
                 conn.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('markdown_outbox', ?)", (written,))
+
+        self._connection.transaction(work)
