@@ -7,8 +7,8 @@ import os
 from collections import Counter
 from typing import Optional
 
-from memory_apps.commands.formatting import JSON_HELP, count_of, database_failed, dumps, entry_dict, fail, fields, table
-from memory_apps.wiring.store_paths import STORE_HELP, global_store_dir, missing_for_reading
+from memory_apps.formatting import JSON_HELP, count_of, database_failed, dumps, entry_dict, fail, fields, table
+from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
 from memory_core.policies.entry_ids import AmbiguousId
 from memory_core.errors import InvalidEntry, StorageError
 from memory_core.entries.request_checks import MAX_LIMIT, check_limit, check_query
@@ -154,7 +154,7 @@ def stats_command(args: argparse.Namespace) -> int:
 
 def export_command(args: argparse.Namespace) -> int:
     """Write the database as knowledge-bank markdown (re-importable)."""
-    from memory_adapters.markdown.export import export_markdown
+    from memory_apps.wiring.adapter_functions import export_markdown
 
     entries = _service(args).entries()
     try:
