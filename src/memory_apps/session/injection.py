@@ -56,14 +56,13 @@ def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: O
                      sources: Optional[Sequence] = None) -> str:
     """The reference markdown-only injector; with a reason, adds a diagnostic line saying why it ran (and the
     data fence under it, as every fallback block has). `sources`: the bank's entries when already parsed."""
-    from memory_apps.wiring.adapter_functions import project_bank
-    from memory_apps.wiring.adapters import markdown_knowledge_reader
+    from memory_apps.wiring.adapters import git_project_layout, markdown_knowledge_reader
     from memory_core.ranking.legacy import format_legacy, legacy_select, tracking_record
     from memory_core.usecases.importing import read_sources
 
     if sources is None:
-        reader = markdown_knowledge_reader(warn_unknown=False)
-        sources = read_sources(reader, project_bank(request.project_root), request.global_store)
+        bank = git_project_layout().knowledge_bank(request.project_root)
+        sources = read_sources(markdown_knowledge_reader(warn_unknown=False), bank, request.global_store)
     selected = legacy_select(sources, request.limit)
     if not selected:
         return ""

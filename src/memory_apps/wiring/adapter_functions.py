@@ -48,13 +48,6 @@ def read_tombstones(store_dir: str) -> dict:
     return tombstones(store_dir)
 
 
-def project_bank(project_root: str) -> str:
-    """The project's knowledge-bank directory."""
-    from memory_adapters.markdown.knowledge_bank import project_bank as bank
-
-    return bank(project_root)
-
-
 def export_markdown(entries: Sequence[Any], directory: str) -> list:
     """Write entries as knowledge-bank markdown files; (path, entries written) of each file."""
     from memory_adapters.markdown.export import export_markdown as export
