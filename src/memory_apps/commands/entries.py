@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections import Counter
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from memory_apps.formatting import JSON_HELP, count_of, database_failed, dumps, entry_dict, fail, fields, table
 from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
@@ -15,8 +15,11 @@ from memory_core.entries.request_checks import MAX_LIMIT, check_limit, check_que
 from memory_core.safety.inert import one_line
 from memory_core.entries.records import CATEGORIES
 
+if TYPE_CHECKING:
+    from memory_apps.service import MemoryService
 
-def _service(args: argparse.Namespace) -> "MemoryService":  # noqa: F821 - imported when a command runs
+
+def _service(args: argparse.Namespace) -> MemoryService:
     from memory_apps.service import MemoryService  # the container's import cost is paid only by these commands
 
     return MemoryService(args.global_store, args.project_root)
@@ -79,7 +82,7 @@ def _not_found(entry_id: str) -> int:
     return fail(f"no entry with id {one_line(entry_id)}")
 
 
-def _resolved(service: "MemoryService", text: str) -> tuple[Optional[str], int]:  # noqa: F821
+def _resolved(service: MemoryService, text: str) -> tuple[Optional[str], int]:
     """(full id, 0) for an id or unique prefix; (None, exit status) after saying why not."""
     try:
         entry_id = service.resolve_id(text)
