@@ -36,7 +36,7 @@ def record_session(project: Path, store: Path, url: str, context: int) -> tuple[
     A 60 s deadline and no statement timeout (the hook's is 1.5 s), so every statement runs to its end."""
     from benchmarks.common.processes import diagnostic
     from memory_adapters.store.postgres.connection import PostgresConnection
-    from memory_apps.wiring import container_config
+    from memory_apps.wiring import values as container_config
     from memory_apps.session.shell import answer_session, session_deadline
 
     statements: list[dict] = []

@@ -109,7 +109,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
         pool, texts = vector_pool(model)
         project, scope = bench_project(Path(args.data_dir).parent / "project")
         from memory_adapters.embedders.local_embedder import LocalOnnxEmbedder
-        from memory_apps.wiring.container_config import MODEL_CACHE_LEVELS, MODEL_CACHE_PARTS
+        from memory_apps.wiring.values import MODEL_CACHE_LEVELS, MODEL_CACHE_PARTS
 
         models = work / "cache-with-models"  # an XDG_CACHE_HOME holding the model's optimised copy
         LocalOnnxEmbedder(cache_dir=str(models.joinpath(*MODEL_CACHE_PARTS)), write_model_cache=True,

@@ -16,10 +16,10 @@ import sys  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-MODULES = ("memory_apps.config", "memory_apps.wiring.hook_wiring", "memory_apps.session.injection", "memory_apps.injector",
+MODULES = ("memory_apps.config", "memory_apps.wiring.resolver", "memory_apps.session.injection", "memory_apps.injector",
            "memory_adapters.vectors.numpy_vector_index", "memory_adapters.embedders.local_embedder", "memory_adapters.store.sqlite.store",
            "memory_adapters.project.git_context_source", "memory_core.usecases.retrieve",
-           "memory_core.usecases.session_start", "memory_apps.wiring.session_setup")
+           "memory_core.usecases.session_start", "memory_apps.wiring.recipes")
 _S = "memory_adapters.store.sqlite.store:SqliteEntryStore."
 _N = "memory_adapters.vectors.numpy_vector_index:NumpyVectorIndex."
 _L = "memory_adapters.embedders.local_embedder:LocalOnnxEmbedder."
@@ -32,7 +32,7 @@ PHASES = (  # (target, label); the labels are keys of results/suite.json
     (_S + "count", "count()"),
     (_S + "vectors_version", "vectors_version()"),
     ("memory_adapters.project.git_context_source:GitProjectContextSource.collect", "context (feature files + git)"),
-    ("memory_apps.wiring.session_setup:embedding_plan", "embedding plan (pinned space, build embedder)"),
+    ("memory_apps.wiring.recipes:plan_embedding", "embedding plan (pinned space, build embedder)"),
     (_R + "RetrieveAndRank.rank", "ranking glue (pinned space, pending count, dicts)"),
     (_S + "ranking_stats", "stats load (ranking_stats)"),
     (_L + "_load", "model load (import onnxruntime + tokenizers, session)"),

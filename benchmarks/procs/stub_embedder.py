@@ -3,7 +3,7 @@ stored-vector path runs without onnxruntime or tokenizers."""
 
 import random
 
-import memory_apps.wiring.hook_wiring as hook_wiring
+from memory_apps.wiring.resolver import RecipeWiring
 
 
 class StubLocalEmbedder:
@@ -27,5 +27,5 @@ class StubLocalEmbedder:
 
 
 def install() -> None:
-    """Make the hook's wiring build the stub wherever it would build an embedder (via embedder_builder())."""
-    hook_wiring.HookWiring.embedder_builder = lambda self: (lambda provider, model: StubLocalEmbedder())
+    """Make the hook's wiring build the stub wherever it would build an embedder (via its embedder_builder)."""
+    RecipeWiring.overrides["embedder_builder"] = lambda provider, model: StubLocalEmbedder()

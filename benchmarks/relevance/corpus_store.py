@@ -26,7 +26,7 @@ def build_store(relevance_set: RelevanceSet, workdir: str) -> BuiltStore:
     """Label, import and embed the set's drafts into `workdir/<set name>` with the local provider."""
     from memory_apps.config import MemoryConfig
     from memory_apps.wiring.container import build_container
-    from memory_apps.commands.embedding_jobs import embed_everything
+    from memory_apps.upkeep.embedding_jobs import embed_everything
 
     store_dir = os.path.join(workdir, relevance_set.name)
     os.makedirs(store_dir, exist_ok=True)

@@ -44,16 +44,15 @@ def set_signals(relevance_set, workdir: str):
     """Store the set as the product does; return the Scorer, per query its Signals and judgements, and the
     store (open: the product's `relevance` ranking reads cited files from it; the caller closes it)."""
     from memory_apps.config import MemoryConfig
-    from memory_apps.wiring.container import build_container, embedding_plan
-    from memory_apps.wiring.retrieval_setup import retrieval_index
+    from memory_apps.wiring.container import build_container
     from memory_core.ranking.scoring import Weights
     from memory_core.usecases.retrieve import RetrieveAndRank
 
     built = build_store(relevance_set, workdir)
     container = build_container(MemoryConfig(embedding_provider="local"), built.store_dir)
     store = container.store()
-    plan = embedding_plan(container, want_target=False)
-    index = retrieval_index(container, plan.query.dimensions)
+    plan = container.embedding_plan(want_target=False)
+    index = container.vector_index(dimensions=plan.query.dimensions)
 
     def ranking(kind: str) -> RetrieveAndRank:
         return RetrieveAndRank(store=store, clock=FixedClock(), weights=Weights(), keyword_index=store,

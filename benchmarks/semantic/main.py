@@ -6,8 +6,8 @@ The bank (benchmarks/data/semantic_vs_keyword.json, 60 entries) holds 12 entries
 contexts, written so that they share no word with their context (paraphrases and synonyms only; checked
 below), plus 12 distractors, several of which do share words with a context. The real pipeline runs
 in-process on a temporary database: markdown import (ImportKnowledgeBank from the container), embedding
-(embed_everything, the local all-MiniLM-L6-v2 int8 model), then RetrieveAndRank built by retrieval_for /
-embedding_plan once with `memory_embedding_provider: none` (keyword + prominence) and once with `local`.
+(embed_everything, the local all-MiniLM-L6-v2 int8 model), then RetrieveAndRank built by the container's `retrieval`
+once with `memory_embedding_provider: none` (keyword + prominence) and once with `local`.
 Reported per context: hits among the selected entries (the injector's category-balanced selection with
 --limit entries), recall@limit and precision@limit of the relevant set, and for reference the hits of the
 model alone (weights 1/0/0). The test suite runs it once (a smoke test), checking only that it reports.
@@ -27,9 +27,9 @@ from typing import Optional, Sequence
 
 from benchmarks.common.bank import BankEntry, write_bank
 from benchmarks.common.paths import DATA as DATA_DIR
-from memory_apps.commands.embedding_jobs import embed_everything
+from memory_apps.upkeep.embedding_jobs import embed_everything
 from memory_apps.config import MemoryConfig
-from memory_apps.wiring.container import build_container, embedding_plan, retrieval_for
+from memory_apps.wiring.container import build_container
 from memory_core.ports.context_source import ProjectContext
 from memory_core.ranking.context_query import compose_context_query
 from memory_core.ranking.fts_query import sanitise_fts_query
@@ -97,8 +97,7 @@ RANKINGS = {
 def rank(store_dir: str, settings: MemoryConfig, query: str, limit: int):
     """RetrieveAndRank exactly as the injector wires it, for one settings file."""
     container = build_container(settings, store_dir)
-    plan = embedding_plan(container, want_target=False)
-    result = retrieval_for(container, plan).run(query, limit)
+    result = container.retrieval().run(query, limit)
     container.store().close()
     return result
 

@@ -16,9 +16,9 @@ from benchmarks.suite.overheads import process_overheads
 from benchmarks.suite.phase_table import phase_table
 from benchmarks.suite.report import Report
 
-# The hook path (memory_apps.session.injection + hook_wiring) against what it avoids (pydantic models, the container).
+# The hook path (memory_apps.session.injection + the recipe resolver) against what it avoids (pydantic models, the container).
 MODULES = ("numpy", "pydantic", "dependency_injector.containers", "memory_core.entries.models", "memory_apps.config",
-           "memory_apps.wiring.container", "memory_apps.session.injection", "memory_apps.wiring.hook_wiring", "onnxruntime", "tokenizers")
+           "memory_apps.wiring.container", "memory_apps.session.injection", "memory_apps.wiring.resolver", "onnxruntime", "tokenizers")
 PASS = "(python -c pass)"
 
 

@@ -41,7 +41,7 @@ def section_quality(report: Report, workdir: Path) -> dict:
     from memory_adapters.markdown.knowledge_bank import MarkdownKnowledgeBankReader
     from memory_apps.config import MemoryConfig
     from memory_apps.wiring.container import build_container
-    from memory_apps.commands.embedding_jobs import embed_everything
+    from memory_apps.upkeep.embedding_jobs import embed_everything
     from memory_core.ranking.legacy import deduplicate
 
     os.environ["IFLOW_MEMORY_BACKGROUND"] = "0"
@@ -92,7 +92,7 @@ def section_quality(report: Report, workdir: Path) -> dict:
 def _retrievers(store_dir: Path) -> dict:
     """The use case wired three ways: keyword-only, vector-only and the default hybrid weights."""
     from memory_apps.config import MemoryConfig
-    from memory_apps.wiring.container import build_container, embedding_plan, retrieval_for
+    from memory_apps.wiring.container import build_container
 
     methods = {
         "keyword": MemoryConfig(embedding_provider="none", vector_weight=0.0, keyword_weight=1.0,
@@ -104,10 +104,10 @@ def _retrievers(store_dir: Path) -> dict:
     retrievers = {}
     for name, settings in methods.items():
         container = build_container(settings, str(store_dir))
-        plan = embedding_plan(container, want_target=False)
-        retrievers[name] = retrieval_for(container, plan)
+        plan = container.embedding_plan(want_target=False)
         if name != "keyword" and plan.query is None:
             raise RuntimeError(f"{name}: no query embedder ({plan.problem})")
+        retrievers[name] = container.retrieval()
     return retrievers
 
 

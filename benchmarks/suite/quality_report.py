@@ -14,7 +14,7 @@ RECIPE = """\
     (variant "names only": the same without the `feature-NNN: ` prefix — the prefix's number is also a
     word of the entries' own "Feature #NNN" lines, which FTS5 and the model both see).
     recall@{LIMIT} = share of the feature's entries among the top {LIMIT} of
-    `retrieval_for(...).search(context, {LIMIT})` (score order); "held-out" counts only the entries whose names
+    `container.retrieval().search(context, {LIMIT})` (score order); "held-out" counts only the entries whose names
     are not in the context; "injected" uses `.run(context, {LIMIT})` (the injector's category-balanced
     selection). Weights (vector/keyword/prominence): keyword-only 0/1/0 with provider none, vector-only 1/0/0,
     hybrid 0.5/0.2/0.3 (default).

@@ -23,7 +23,7 @@ BOLD_STEPS = {"ranking itself = scoring + selection", "total: `RetrieveAndRank.r
 INTRO = """\
     `RetrieveAndRank.run(context, {LIMIT})` over the SQLite store (synthetic entries, random 768-dim unit
     vectors, pinned to a `bench/random-768` space), wired by `build_container` -> `embedding_plan` ->
-    `retrieval_for` with the container's embedder builder overridden by a stub that returns a fixed unit
+    `retrieval` with the container's embedder builder overridden by a stub that returns a fixed unit
     query vector; then the injector's `render_semantic_block`. Each step is also timed alone, calling the
     same adapter and core functions `run()` calls, on the same inputs. Median of {repeat} runs after 1 warm-up, ms.
     The ranking itself = scoring (`final_scores`) + selection (`select_by_scores`) over signals already
@@ -88,18 +88,18 @@ def _measure(db: Path, built: dict, query_text: str, repeat: int) -> dict:
     from dependency_injector import providers
 
     from memory_apps.config import MemoryConfig
-    from memory_apps.wiring.container import build_container, embedding_plan, retrieval_for
+    from memory_apps.wiring.container import build_container
 
     query = np.random.default_rng(3).standard_normal(BENCH_SPACE[2]).astype(np.float32)
     query /= np.linalg.norm(query)
-    # Wire the use case exactly as the apps do (build_container -> embedding_plan -> retrieval_for), with the
+    # Wire the use case exactly as the apps do (build_container -> embedding_plan -> retrieval), with the
     # container's embedder builder overridden to return the stub for the pinned bench space.
     container = build_container(MemoryConfig(), str(db.parent))
     container.embedder_builder.override(providers.Object(lambda provider, model: FixedQueryEmbedder(query)))
-    plan = embedding_plan(container, want_target=False)
+    plan = container.embedding_plan(want_target=False)
     if plan.query is None:
         raise RuntimeError(f"no query embedder for the bench space: {plan.problem}")
-    use_case = retrieval_for(container, plan)
+    use_case = container.retrieval()
     store = container.store()
     with ranking_steps(db, store, use_case, plan.query, query, query_text) as (steps, facts):
         entry = {"database": built, **facts, "vector_cache_file": Path(str(db) + ".vectors").exists(), "steps": {}}

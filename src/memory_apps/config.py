@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass, fields
 from typing import Any, Iterator, Optional
 
-from memory_adapters.fs.regular_files import read_regular_text
+from memory_apps.files import read_regular_text
 
 CONFIG_RELATIVE_PATH = os.path.join(".claude", "iflow-dev.local.md")
 EMBEDDING_PROVIDERS = ("auto", "none", "local", "gemini", "voyage", "openai", "ollama")
@@ -132,7 +132,7 @@ def _unknown_key(key: str, valid: list[str]) -> str:
 
 def _database_url(path: str, raw: str) -> Optional[str]:
     """The config file's database URL without a password; None (after a warning naming no secret) if unusable."""
-    from memory_apps.wiring.database_url import DatabaseUrlError, carries_password, without_password
+    from memory_apps.database_url import DatabaseUrlError, carries_password, without_password
 
     try:
         if carries_password(raw):

@@ -10,7 +10,7 @@ import sys
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from memory_apps.wiring.container_config import DB_FILENAME, DEFAULT_GLOBAL_STORE
+from memory_apps.wiring.values import DB_FILENAME, DEFAULT_GLOBAL_STORE
 
 if TYPE_CHECKING:
     import argparse
@@ -22,15 +22,6 @@ EPILOG = """examples:
 settings come from <project>/.claude/iflow-dev.local.md (memory_injection_enabled,
 memory_injection_limit, memory_semantic_enabled, weights); --limit overrides the limit.
 exit status: always 0, so a session-start hook never fails because of memory."""
-
-
-def current_directory() -> str:
-    """The working directory, or "" when it was deleted under the process (the session then injects nothing
-    and says why, instead of failing)."""
-    try:
-        return os.getcwd()
-    except OSError:
-        return ""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,7 +51,7 @@ def build_parser(prog: Optional[str] = PROG) -> argparse.ArgumentParser:
 def inject(args: argparse.Namespace) -> int:
     """Run the injection for parsed arguments; prints only the block, never raises, always returns 0."""
     from memory_apps.session.injection import print_block
-    from memory_apps.session.shell import answer_session, session_deadline
+    from memory_apps.session.shell import answer_session, current_directory, session_deadline
 
     fast_exit = args_fast_exit(args)
     answer_session(args.project_root or current_directory(), args.global_store, args.limit,

@@ -7,10 +7,9 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import BaseModel, Field, ValidationError
 
-from memory_adapters.embedders.provider_errors import install_hint
-from memory_apps.commands.formatting import EXIT_DATABASE, fail
+from memory_apps.formatting import EXIT_DATABASE, fail
 from memory_apps.service import MemoryService
-from memory_core.errors import InvalidEntry, MemoryCoreError
+from memory_core.errors import InvalidEntry, MemoryCoreError, install_hint
 from memory_core.safety.inert import one_line, strip_controls
 from memory_core.entries.models import CATEGORIES, MAX_REFERENCES
 from memory_core.entries.request_checks import MAX_LIMIT, plain_errors

@@ -10,12 +10,13 @@ from typing import Optional
 
 from pydantic import ValidationError
 
-from memory_adapters.project.identity import project_scopes
 from memory_apps.config import MemoryConfig, load_config
-from memory_apps.wiring.container import Container, build_container, keep_snapshot, open_store_recovering, prepare_write
-from memory_apps.commands.embedding_jobs import embed_after_write
-from memory_apps.wiring.retrieval_setup import KeptRetrieval
-from memory_apps.wiring.store_paths import global_store_dir, missing_store
+from memory_apps.session.kept_retrieval import KeptRetrieval
+from memory_apps.upkeep.embedding_jobs import embed_after_write
+from memory_apps.upkeep.opening import keep_snapshot, open_store_recovering, prepare_write
+from memory_apps.wiring.adapter_functions import project_scopes
+from memory_apps.wiring.container import Container, build_container
+from memory_apps.store_paths import global_store_dir, missing_store
 from memory_core.errors import StoreNotFound
 from memory_core.entries.models import Entry, EntryDraft
 from memory_core.entries.request_checks import MAX_LIMIT, check_category, check_limit, check_query, plain_error

@@ -12,8 +12,8 @@ import re
 import sys
 from typing import Any, Optional, Sequence
 
-from memory_apps.commands.formatting import EXIT_DATABASE, EXIT_INVALID, database_failed, fail
-from memory_apps.wiring.store_paths import STORE_HELP
+from memory_apps.formatting import EXIT_DATABASE, EXIT_INVALID, database_failed, fail
+from memory_apps.store_paths import STORE_HELP
 from memory_core.safety.inert import one_line
 
 EXIT_OK = 0
@@ -121,9 +121,10 @@ def write(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from memory_apps.config import load_config
-    from memory_apps.wiring.container import build_container, keep_snapshot, open_store_recovering
-    from memory_apps.commands.embedding_jobs import embed_after_write
-    from memory_apps.wiring.store_paths import global_store_dir, missing_project
+    from memory_apps.upkeep.opening import keep_snapshot, open_store_recovering
+    from memory_apps.wiring.container import build_container
+    from memory_apps.upkeep.embedding_jobs import embed_after_write
+    from memory_apps.store_paths import global_store_dir, missing_project
     from memory_core.errors import StorageError
     from memory_core.entries.models import EntryDraft
 
@@ -169,7 +170,7 @@ def mentioned_first(paths: Sequence[str], text: str) -> list[str]:
 
 def references_from_git(project_root: str, text: str) -> list[str]:
     """Up to 20 files the feature branch changed, those `text` mentions first; secret-looking paths left out."""
-    from memory_adapters.project.git_context_source import feature_branch_files
+    from memory_apps.wiring.adapter_functions import feature_branch_files
     from memory_core.session.deadline import Deadline, MonotonicTicker
     from memory_core.entries.models import MAX_REFERENCE_LENGTH
     from memory_core.safety.redaction import contains_secret
@@ -203,10 +204,9 @@ def with_git_references(draft, project_root: str):
 
 def _markdown_only(draft, global_store: str, project_root: str) -> int:
     """memory_semantic_enabled: false — write the markdown files only, no database (spec 001 D9.6)."""
-    from memory_apps.wiring.adapter_factories import markdown_audit_trail, system_clock
+    from memory_apps.wiring.adapter_functions import make_store_private
+    from memory_apps.wiring.adapters import markdown_audit_trail, system_clock
     from memory_core.entries.records import Entry
-
-    from memory_adapters.store.privacy import make_store_private
 
     entry = Entry.from_draft(draft, system_clock().now())
     notice = make_store_private(global_store)

@@ -52,3 +52,8 @@ class KeywordGenerationError(MemoryCoreError):
 
 class StoreNotFound(StorageError):
     """A read named a global store that does not exist; only a write creates one."""
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs one optional extra: `pip install 'iflow-memory[gemini]'`."""
+    return f"pip install 'iflow-memory[{extra}]'"

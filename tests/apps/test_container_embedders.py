@@ -1,5 +1,5 @@
-"""The container's embedder Selector and the hook's table answer a provider name alike, including a name no
-adapter answers to (a database pinned by a newer version, say)."""
+"""The container and the hook's resolver build embedders from the same recipe and answer a provider name alike,
+including a name no adapter answers to (a database pinned by a newer version, say)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 
 from memory_apps.config import MemoryConfig
 from memory_apps.wiring.container import build_container
-from memory_apps.wiring.container_config import container_values
-from memory_apps.wiring.embedding_setup import embedders_from_table, plan_embedding
+from memory_apps.wiring.resolver import hook_wiring
+from memory_core.embedding.plan import plan_embedding
 from memory_core.embedding.space import EmbeddingSpace
 
 
@@ -17,7 +17,7 @@ def container_builder(tmp_path):
 
 
 def table_builder(tmp_path):
-    return embedders_from_table(container_values(MemoryConfig(), str(tmp_path), hook_path=True))
+    return hook_wiring(MemoryConfig(), str(tmp_path)).embedder_builder()
 
 
 @pytest.mark.parametrize("make_builder", [container_builder, table_builder], ids=["container", "hook"])

@@ -27,10 +27,10 @@ LEARNINGS = [
 
 @pytest.fixture
 def fake_embedders():
-    """Every container built meanwhile gets FakeEmbedders from its embedder Selector; lists the models asked."""
+    """Every container built meanwhile gets FakeEmbedders from its embedder provider; lists the models asked."""
     asked: list[str] = []
 
-    def build(model: str) -> FakeEmbedder:
+    def build(provider: str, model: str) -> FakeEmbedder:
         asked.append(model)
         return FakeEmbedder()
 

@@ -1,5 +1,5 @@
-"""The container's Selectors: `memory_keyword_provider` picks the keyword tiers a write uses, and the embedder
-Selector builds (and imports) only the provider a plan asks for."""
+"""The container's choices: `memory_keyword_provider` picks the keyword tiers a write uses, and the embedder
+recipe builds (and imports) only the provider a plan asks for."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ ENTRY = {"name": "Quote CSV fields", "category": "patterns",
 PLAN_PROBE = """
 import json, sys
 from memory_apps.config import MemoryConfig
-from memory_apps.wiring.container import build_container, embedding_plan
-plan = embedding_plan(build_container(MemoryConfig(embedding_provider=sys.argv[1]), sys.argv[2]), want_target=True)
+from memory_apps.wiring.container import build_container
+plan = build_container(MemoryConfig(embedding_provider=sys.argv[1]), sys.argv[2]).embedding_plan(want_target=True)
 print(json.dumps({"target": plan.target.provider_name if plan.target else None, "problem": plan.problem,
                   "adapters": sorted(m for m in sys.modules if m.startswith("memory_adapters.")
                                      and m.endswith("_embedder")),

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from memory_apps.config import CONFIG_RELATIVE_PATH, load_config
-from memory_apps.wiring.database_url import (
+from memory_apps.database_url import (
     DATABASE_URL_ENV, DatabaseUrlError, carries_password, choose_database, mask_database_url, without_password,
 )
 

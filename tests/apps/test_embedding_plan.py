@@ -6,8 +6,7 @@ import math
 
 import pytest
 
-from memory_apps.wiring import embedding_setup
-from memory_apps.wiring.embedding_setup import plan_embedding
+from memory_core.embedding.plan import plan_embedding
 from memory_core.embedding.normalising import NormalisingEmbedder
 from memory_core.errors import ProviderUnavailable
 from memory_core.embedding.space import EmbeddingSpace
@@ -40,11 +39,11 @@ def builder() -> RecordingBuilder:
 
 
 @pytest.fixture
-def no_auto(monkeypatch):
-    """auto_provider must not be consulted: fail the test if it is."""
+def no_auto():
+    """An auto_provider that must not be consulted: fails the test if it is."""
     def forbidden():
         raise AssertionError("auto_provider was called")
-    monkeypatch.setattr(embedding_setup, "auto_provider", forbidden)
+    return forbidden
 
 
 def space(embedder) -> EmbeddingSpace:
@@ -52,14 +51,14 @@ def space(embedder) -> EmbeddingSpace:
 
 
 def test_none_means_no_embedders_and_says_so(builder, no_auto):
-    plan = plan_embedding("none", "", GEMINI, builder)
+    plan = plan_embedding("none", "", GEMINI, builder, auto_provider=no_auto)
     assert (plan.query, plan.target) == (None, None)
     assert "none" in plan.problem
     assert builder.calls == []
 
 
 def test_auto_with_a_pinned_space_builds_only_the_pinned_provider(builder, no_auto):
-    plan = plan_embedding("auto", "some-other-model", GEMINI, builder)
+    plan = plan_embedding("auto", "some-other-model", GEMINI, builder, auto_provider=no_auto)
     assert builder.calls == [("gemini", "gemini-default")]
     assert plan.query is plan.target
     assert space(plan.query) == GEMINI
@@ -68,25 +67,23 @@ def test_auto_with_a_pinned_space_builds_only_the_pinned_provider(builder, no_au
 
 def test_auto_never_reembeds_even_when_the_pinned_provider_is_gone(builder, no_auto):
     pinned = EmbeddingSpace("broken", "old-model", 4)
-    plan = plan_embedding("auto", "", pinned, builder)
+    plan = plan_embedding("auto", "", pinned, builder, auto_provider=no_auto)
     assert builder.calls == [("broken", "old-model")]
     assert (plan.query, plan.target) == (None, None)
     assert "broken unavailable" in plan.problem and "no API key set" in plan.problem
 
 
 @pytest.mark.parametrize("provider", ["local", "gemini"])
-def test_auto_on_a_new_database_uses_the_auto_provider(builder, monkeypatch, provider):
-    monkeypatch.setattr(embedding_setup, "auto_provider", lambda: provider)
-    plan = plan_embedding("auto", "", None, builder)
+def test_auto_on_a_new_database_uses_the_auto_provider(builder, provider):
+    plan = plan_embedding("auto", "", None, builder, auto_provider=lambda: provider)
     assert builder.calls == [(provider, "")]
     assert plan.query is plan.target
     assert space(plan.target).provider == provider
     assert plan.problem == ""
 
 
-def test_auto_on_a_new_database_without_any_provider(builder, monkeypatch):
-    monkeypatch.setattr(embedding_setup, "auto_provider", lambda: None)
-    plan = plan_embedding("auto", "", None, builder)
+def test_auto_on_a_new_database_without_any_provider(builder):
+    plan = plan_embedding("auto", "", None, builder, auto_provider=lambda: None)
     assert (plan.query, plan.target) == (None, None)
     assert "no embedding provider" in plan.problem
     assert builder.calls == []
@@ -94,7 +91,7 @@ def test_auto_on_a_new_database_without_any_provider(builder, monkeypatch):
 
 @pytest.mark.parametrize("model", ["gemini-default", ""])
 def test_explicit_provider_of_the_pinned_space_does_not_reembed(builder, no_auto, model):
-    plan = plan_embedding("gemini", model, GEMINI, builder)
+    plan = plan_embedding("gemini", model, GEMINI, builder, auto_provider=no_auto)
     assert builder.calls == [("gemini", model)]
     assert plan.query is plan.target
     assert space(plan.query) == GEMINI
@@ -102,7 +99,7 @@ def test_explicit_provider_of_the_pinned_space_does_not_reembed(builder, no_auto
 
 
 def test_explicit_other_provider_queries_the_pinned_space_and_writes_the_new_one(builder, no_auto):
-    plan = plan_embedding("gemini", "", LOCAL, builder)
+    plan = plan_embedding("gemini", "", LOCAL, builder, auto_provider=no_auto)
     assert space(plan.query) == LOCAL
     assert space(plan.target) == GEMINI
     assert plan.problem == ""
@@ -110,19 +107,19 @@ def test_explicit_other_provider_queries_the_pinned_space_and_writes_the_new_one
 
 
 def test_explicit_other_model_of_the_same_provider_is_another_space(builder, no_auto):
-    plan = plan_embedding("gemini", "gemini-large", GEMINI, builder)
+    plan = plan_embedding("gemini", "gemini-large", GEMINI, builder, auto_provider=no_auto)
     assert space(plan.query) == GEMINI
     assert space(plan.target) == EmbeddingSpace("gemini", "gemini-large", 12)
 
 
 def test_explicit_provider_on_a_new_database_serves_both(builder, no_auto):
-    plan = plan_embedding("voyage", "", None, builder)
+    plan = plan_embedding("voyage", "", None, builder, auto_provider=no_auto)
     assert builder.calls == [("voyage", "")]
     assert plan.query is plan.target and space(plan.query).provider == "voyage"
 
 
 def test_without_a_target_only_the_pinned_provider_is_built(builder, no_auto):
-    plan = plan_embedding("gemini", "", LOCAL, builder, want_target=False)
+    plan = plan_embedding("gemini", "", LOCAL, builder, want_target=False, auto_provider=no_auto)
     assert builder.calls == [("local", "local-default")]  # the hook never pays for the new provider
     assert space(plan.query) == LOCAL
     assert plan.target is None
@@ -130,27 +127,27 @@ def test_without_a_target_only_the_pinned_provider_is_built(builder, no_auto):
 
 def test_pinned_provider_unavailable_leaves_no_query_but_keeps_the_target(builder, no_auto):
     pinned = EmbeddingSpace("broken", "old-model", 4)
-    plan = plan_embedding("gemini", "", pinned, builder)
+    plan = plan_embedding("gemini", "", pinned, builder, auto_provider=no_auto)
     assert plan.query is None
     assert "broken unavailable" in plan.problem and "no API key set" in plan.problem
     assert space(plan.target) == GEMINI
 
 
 def test_new_provider_unavailable_keeps_queries_on_the_pinned_space(builder, no_auto):
-    plan = plan_embedding("broken", "", GEMINI, builder)
+    plan = plan_embedding("broken", "", GEMINI, builder, auto_provider=no_auto)
     assert space(plan.query) == GEMINI
     assert plan.target is None
     assert "broken unavailable" in plan.problem
 
 
 def test_a_crashing_builder_is_reported_not_raised(builder, no_auto):
-    plan = plan_embedding("crashy", "", None, builder)
+    plan = plan_embedding("crashy", "", None, builder, auto_provider=no_auto)
     assert (plan.query, plan.target) == (None, None)
     assert plan.problem == "crashy failed to start: RuntimeError"
 
 
 def test_planned_embedders_normalise_their_vectors(builder, no_auto):
-    plan = plan_embedding("gemini", "", LOCAL, builder)
+    plan = plan_embedding("gemini", "", LOCAL, builder, auto_provider=no_auto)
     assert isinstance(plan.query, NormalisingEmbedder) and isinstance(plan.target, NormalisingEmbedder)
     vector = plan.target.embed_query("parsing config files")
     assert len(vector) == 12

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_apps.wiring.retrieval_setup import RememberedQueries
+from memory_core.embedding.remembered_queries import RememberedQueries
 from memory_core.ports.embedder import Embedder
 from tests.fakes import FakeEmbedder
 

@@ -60,14 +60,13 @@ class Session:
             index = FakeVectorIndex(self.store, embedder.dimensions)
         self.index = index
         retrieve = RetrieveAndRank(store=self.store, clock=clock, weights=Weights(), keyword_index=self.store,
-                                   embedder=embedder, vector_index=index, ranking=ranking)
+                                   embedder=embedder, vector_index=index, ranking=ranking,
+                                   embedder_problem="memory_embedding_provider is none")
         self.use_case = SessionStart(
             store=self.store, retrieve=retrieve,
             importer=lambda: ImportKnowledgeBank(reader=self.reader, store=self.store, clock=clock,
                                                  layout=FakeProjectLayout(), authorship=authorship),
-            context_source=FakeContextSource(context), shared_work=self.shared, clock=clock,
-            embedder=embedder, vector_index=index,
-            embedder_problem="memory_embedding_provider is none")
+            context_source=FakeContextSource(context), shared_work=self.shared, clock=clock)
 
     def run(self, limit: int = 20, finish: bool = True):
         """The session start, then (as the shell does after printing) its finish with nothing shown."""

@@ -114,8 +114,7 @@ def session_over(store, embedder, prominent: int):
     return SessionStart(store=store, retrieve=retrieve,
                         importer=lambda: ImportKnowledgeBank(reader=reader, store=store, clock=clock,
                                                              layout=FakeProjectLayout()),
-                        context_source=FakeContextSource(CONTEXT), shared_work=FakeSharedWork(()), clock=clock,
-                        embedder=embedder, vector_index=index)
+                        context_source=FakeContextSource(CONTEXT), shared_work=FakeSharedWork(()), clock=clock)
 
 
 def test_a_session_start_over_candidates_ranks_by_meaning_like_the_whole_store():

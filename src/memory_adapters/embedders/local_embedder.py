@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from memory_adapters.embedders.onnx_model_cache import OptimisedModelCache
-from memory_adapters.embedders.provider_errors import install_hint
-from memory_core.errors import ProviderUnavailable
+from memory_core.errors import ProviderUnavailable, install_hint
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
 DIMENSIONS = 384

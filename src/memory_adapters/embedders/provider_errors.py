@@ -6,7 +6,7 @@ import importlib
 import os
 import re
 
-from memory_core.errors import EmbeddingError, ProviderUnavailable, RateLimited
+from memory_core.errors import EmbeddingError, ProviderUnavailable, RateLimited, install_hint
 from memory_core.safety.redaction import REDACTED, redact_secrets
 
 # Vendor messages quote keys cut short or whole after `key=`: shapes the core leaves alone in prose, dropped here.
@@ -19,11 +19,6 @@ def api_key(variable: str) -> str:
     if not key:
         raise ProviderUnavailable(f"{variable} is not set")
     return key
-
-
-def install_hint(extra: str) -> str:
-    """The command that installs one optional extra: `pip install 'iflow-memory[gemini]'`."""
-    return f"pip install 'iflow-memory[{extra}]'"
 
 
 def import_sdk(module: str, extra: str, error: type[Exception] = ProviderUnavailable):

@@ -20,11 +20,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from memory_adapters.embedders.provider_errors import install_hint
 from memory_apps.claude.settings import (CLAUDE_JSON_LIMIT, DEFER_FLAG, HOOK_ARGS, SERVER_NAME, child_object,
                                        defers_to_project, hook_in_file, load_object, names_a_machine_path,
                                        our_hook, remove_our_hook, save, server_in_file, session_start_groups)
-from memory_apps.commands.formatting import fail
+from memory_apps.formatting import fail
+from memory_core.errors import install_hint
 
 SCOPES = ("local", "project", "user")
 MCP_HINT = install_hint("mcp")

@@ -14,8 +14,9 @@ import sys
 import time
 from typing import Any, Optional, Sequence
 
-from memory_adapters.fs.regular_files import BANK_FILE_LIMIT, SMALL_FILE_LIMIT
-from memory_adapters.fs.safe_files import PRIVATE, atomic_write_text, read_text_no_follow
+from memory_apps.files import (
+    BANK_FILE_LIMIT, PRIVATE, SMALL_FILE_LIMIT, atomic_write_text, read_text_no_follow,
+)
 
 SERVER_NAME = "iflow-memory"
 HOOK_ARGS = ["hook", "session-start"]

@@ -9,13 +9,11 @@ import shlex
 import time
 from typing import Any
 
-from memory_adapters.embedders.provider_errors import install_hint
-from memory_adapters.shared_work.background_work import BackgroundWork
 from memory_apps.commands.trust import bank_lines
 from memory_apps.config import CONFIG_RELATIVE_PATH, MemoryConfig, collected_problems, load_config
-from memory_apps.commands.formatting import count_of, dumps
-from memory_apps.wiring.store_paths import global_store_dir, missing_project, missing_store
-from memory_core.errors import DatabaseCorrupt, StorageError
+from memory_apps.formatting import count_of, dumps
+from memory_apps.store_paths import global_store_dir, missing_project, missing_store
+from memory_core.errors import DatabaseCorrupt, StorageError, install_hint
 from memory_core.embedding.space import EmbeddingSpace, pinned_space, staged_space
 
 OK, MISSING, FIX = "ok", "missing", "fix"
@@ -111,7 +109,7 @@ def _full_text_check(store, server: bool) -> dict[str, Any]:
 
 
 def _store_checks(settings: MemoryConfig, store_dir: str, project_root: str) -> list[dict[str, Any]]:
-    from memory_apps.wiring.container import build_container, embedding_plan
+    from memory_apps.wiring.container import build_container
 
     container = build_container(settings, store_dir)
     server = bool(container.config.database_url())
@@ -120,7 +118,7 @@ def _store_checks(settings: MemoryConfig, store_dir: str, project_root: str) -> 
     except StorageError as exc:
         return [check(FIX, "database", str(exc), _database_fix(exc, server, store_dir, project_root))]
     checks = [check(OK, "database", f"{store.path} ({count_of(store.count(), 'entry', 'entries')})"), _full_text_check(store, server)]
-    plan = embedding_plan(container, want_target=True)
+    plan = container.embedding_plan(want_target=True)
     pinned = pinned_space(store)
     checks.append(_ok_or_fix(plan.target is not None, "embedding provider",
                              EmbeddingSpace.of(plan.target).label if plan.target else plan.problem,
@@ -130,7 +128,7 @@ def _store_checks(settings: MemoryConfig, store_dir: str, project_root: str) -> 
     if staged:
         checks.append(check(FIX, "re-embed", f"in progress to {staged.label}", "iflow-memory embed"))
     pending = len(store.pending_ids(1_000_000))
-    running = BackgroundWork(store_dir).leases.holders()
+    running = container.shared_work().leases.holders()
     checks.append(_ok_or_fix(pending == 0 or bool(running), "vectors", f"{count_of(pending, 'entry', 'entries')} without a vector"
                              + (" (a background run is embedding them)" if pending and running else ""),
                              "iflow-memory embed"))

@@ -7,9 +7,9 @@ import os
 
 from memory_apps.commands import doctor as commands_doctor
 from memory_apps.config import load_config
-from memory_apps.commands.formatting import count_of, database_failed, dumps, fail
+from memory_apps.formatting import count_of, database_failed, dumps, fail
 from memory_apps.commands.progress import ProgressBar
-from memory_apps.wiring.store_paths import STORE_HELP, global_store_dir, missing_for_reading
+from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
 from memory_core.errors import StorageError
 from memory_core.embedding.space import pinned_space
 
@@ -19,7 +19,7 @@ EXIT_INTERRUPTED = 128 + 2  # what a shell reports for a program ended by SIGINT
 def embed_command(args: argparse.Namespace) -> int:
     """Embed every pending entry (or finish a re-embed) with a progress bar; resumable."""
     from memory_apps.wiring.container import build_container
-    from memory_apps.commands.embedding_jobs import embed_everything
+    from memory_apps.upkeep.embedding_jobs import embed_everything
 
     store_dir = global_store_dir(args.global_store)
     problem = missing_for_reading(store_dir, args.project_root)  # nothing to embed in a store that is not there

@@ -5,18 +5,21 @@ from __future__ import annotations
 import argparse
 import os
 from collections import Counter
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from memory_apps.commands.formatting import JSON_HELP, count_of, database_failed, dumps, entry_dict, fail, fields, table
-from memory_apps.wiring.store_paths import STORE_HELP, global_store_dir, missing_for_reading
+from memory_apps.formatting import JSON_HELP, count_of, database_failed, dumps, entry_dict, fail, fields, table
+from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
 from memory_core.policies.entry_ids import AmbiguousId
 from memory_core.errors import InvalidEntry, StorageError
 from memory_core.entries.request_checks import MAX_LIMIT, check_limit, check_query
 from memory_core.safety.inert import one_line
 from memory_core.entries.records import CATEGORIES
 
+if TYPE_CHECKING:
+    from memory_apps.service import MemoryService
 
-def _service(args: argparse.Namespace) -> "MemoryService":  # noqa: F821 - imported when a command runs
+
+def _service(args: argparse.Namespace) -> MemoryService:
     from memory_apps.service import MemoryService  # the container's import cost is paid only by these commands
 
     return MemoryService(args.global_store, args.project_root)
@@ -79,7 +82,7 @@ def _not_found(entry_id: str) -> int:
     return fail(f"no entry with id {one_line(entry_id)}")
 
 
-def _resolved(service: "MemoryService", text: str) -> tuple[Optional[str], int]:  # noqa: F821
+def _resolved(service: MemoryService, text: str) -> tuple[Optional[str], int]:
     """(full id, 0) for an id or unique prefix; (None, exit status) after saying why not."""
     try:
         entry_id = service.resolve_id(text)
@@ -154,7 +157,7 @@ def stats_command(args: argparse.Namespace) -> int:
 
 def export_command(args: argparse.Namespace) -> int:
     """Write the database as knowledge-bank markdown (re-importable)."""
-    from memory_adapters.markdown.export import export_markdown
+    from memory_apps.wiring.adapter_functions import export_markdown
 
     entries = _service(args).entries()
     try:

@@ -6,9 +6,9 @@ import argparse
 import os
 import sys
 
-from memory_apps.wiring.container_config import DB_FILENAME
-from memory_apps.commands.formatting import JSON_HELP, database_failed, dumps, fail
-from memory_apps.wiring.store_paths import STORE_HELP, global_store_dir, missing_project
+from memory_apps.wiring.values import DB_FILENAME
+from memory_apps.formatting import JSON_HELP, database_failed, dumps, fail
+from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_project
 
 EPILOG = """examples:
   iflow-memory import --project-root . --global-store ~/.claude/iflow/memory
@@ -20,8 +20,9 @@ exit status: 0 ok, 1 invalid input (a bad flag, a project directory that does no
 def import_command(args: argparse.Namespace) -> int:
     """Import markdown entries and print what changed (one JSON document with --json)."""
     from memory_apps.config import load_config
-    from memory_apps.wiring.container import build_container, open_store_recovering
-    from memory_apps.commands.embedding_jobs import embed_after_write
+    from memory_apps.upkeep.opening import open_store_recovering
+    from memory_apps.wiring.container import build_container
+    from memory_apps.upkeep.embedding_jobs import embed_after_write
     from memory_core.policies.bank_trust import REASONS, WIDE
     from memory_core.errors import StorageError
     from memory_core.safety.inert import one_line

@@ -11,10 +11,11 @@ from __future__ import annotations
 import argparse
 import os
 
-from memory_adapters.shared_work.background_work import BackgroundWork, background_task
-from memory_apps.commands.formatting import database_failed, fail
-from memory_apps.wiring.store_paths import STORE_HELP, global_store_dir, missing_for_reading
-from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK
+from memory_apps.formatting import database_failed, fail
+from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
+from memory_apps.wiring.adapter_functions import background_task
+from memory_apps.wiring.adapters import background_work
+from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK, SharedWork
 
 MAX_RUNTIME_S = 20 * 60  # a run ends itself well before `doctor` calls a lease holder stuck
 WAIT_FOR_SESSION_S = 10.0  # the session that started the run may still hold a lease for a moment
@@ -23,7 +24,8 @@ WAIT_FOR_SESSION_S = 10.0  # the session that started the run may still hold a l
 def maintain_command(args: argparse.Namespace) -> int:
     """Finish the import, the embeddings and the vector cache; exit 0 also when another run is doing it."""
     from memory_apps.config import load_config
-    from memory_apps.wiring.container import build_container, keep_snapshot
+    from memory_apps.upkeep.opening import keep_snapshot
+    from memory_apps.wiring.container import build_container
     from memory_core.errors import StorageError
 
     store_dir = global_store_dir(args.global_store)
@@ -31,7 +33,7 @@ def maintain_command(args: argparse.Namespace) -> int:
     problem = missing_for_reading(store_dir, root)  # it finishes what a session started: never a new store
     if problem:
         return fail(problem)
-    work = BackgroundWork(store_dir)
+    work = background_work(store_dir)
     if not work.leases.claim_within(background_task(root), 1.0):
         return 0  # another run already works for this project
     try:
@@ -53,7 +55,7 @@ def maintain_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _finish_import(container, work: BackgroundWork, root: str, store_dir: str) -> list[str]:
+def _finish_import(container, work: SharedWork, root: str, store_dir: str) -> list[str]:
     importer = container.importer()
     if importer.imported(root):
         return []
@@ -67,8 +69,8 @@ def _finish_import(container, work: BackgroundWork, root: str, store_dir: str) -
     return [f"import: {report.new} new, {report.updated} updated, {report.unchanged} unchanged"]
 
 
-def _finish_vectors(container, work: BackgroundWork) -> list[str]:
-    from memory_apps.commands.embedding_jobs import embed_everything
+def _finish_vectors(container, work: SharedWork) -> list[str]:
+    from memory_apps.upkeep.embedding_jobs import embed_everything
 
     if not work.leases.claim_within(VECTORS_TASK, WAIT_FOR_SESSION_S):
         return ["vectors: another process is embedding"]
@@ -83,10 +85,9 @@ def _finish_vectors(container, work: BackgroundWork) -> list[str]:
 
 def _warm_model_cache(container) -> bool:
     """Load the local model once, so its optimised copy is built here rather than on a session's clock."""
-    from memory_apps.wiring.container import embedding_plan
     from memory_core.errors import EmbeddingError
 
-    plan = embedding_plan(container, want_target=False)
+    plan = container.embedding_plan(want_target=False)
     if plan.query is None or plan.query.provider_name != "local":
         return False
     try:

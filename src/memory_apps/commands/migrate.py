@@ -8,9 +8,9 @@ import os
 import sys
 from typing import Any, NamedTuple, Optional
 
-from memory_apps.wiring.container_config import CONNECT_TIMEOUT_S, DB_FILENAME
-from memory_apps.commands.formatting import JSON_HELP, database_failed, dumps, fail
-from memory_apps.wiring.store_paths import STORE_HELP, global_store_dir
+from memory_apps.wiring.values import CONNECT_TIMEOUT_S, DB_FILENAME
+from memory_apps.formatting import JSON_HELP, database_failed, dumps, fail
+from memory_apps.store_paths import STORE_HELP, global_store_dir
 
 NOT_COPIED = ["the cached query vectors (a cache: searches fill it again)",
               "the markdown writes the source still owes (its outbox: the source's own commands replay them)"]
@@ -46,7 +46,7 @@ class Location(NamedTuple):
 
     def shown(self) -> str:
         """The path, or the URL with its password masked."""
-        from memory_apps.wiring.database_url import mask_database_url
+        from memory_apps.database_url import mask_database_url
 
         return mask_database_url(self.url) if self.url else str(self.path)
 
@@ -58,7 +58,7 @@ def location(value: str) -> Location:
     """`--to`/`--from`: a PostgreSQL URL, else an SQLite file: a path ending in `.db` or an existing file is one;
     any other path is a store directory (its memory.db), as `--global-store` names one. DatabaseUrlError for a
     URL of another scheme."""
-    from memory_apps.wiring.database_url import check_database_url
+    from memory_apps.database_url import check_database_url
 
     if "://" in value:
         check_database_url(value)
@@ -81,7 +81,7 @@ def _not_sqlite(path: str) -> bool:
 def _source(args: argparse.Namespace) -> Location:
     """--from, else the configured server, else the SQLite file of the global store."""
     from memory_apps.config import load_config
-    from memory_apps.wiring.database_url import check_database_url, configured_url
+    from memory_apps.database_url import check_database_url, configured_url
 
     if args.source:
         return location(args.source)
@@ -107,27 +107,22 @@ def _invalid(source: Location, target: Location, batch_size: int) -> Optional[st
 
 
 def _open(where: Location, global_store: str) -> Any:
-    from memory_apps.wiring.adapter_factories import postgres_store, sqlite_store
+    """The store at `where`, opened as every command opens the configured one."""
+    from memory_apps.wiring.resolver import store_at
 
-    if where.url:
-        return postgres_store(where.url, global_store, True, CONNECT_TIMEOUT_S, 0)
-    return sqlite_store(where.path, True, False, 5000, 6)
+    return store_at(global_store, db_path=where.path, database_url=where.url)
 
 
 def _target_tables(target: Location, global_store: str, dry_run: bool, opened: list) -> Any:
     """The target's tables; for a dry run on a target that does not exist yet, an empty stand-in (nothing is
     created)."""
-    from memory_adapters.store.copy.store_copy import EmptyCopyTables
-    from memory_adapters.store.copy.store_tables import copy_tables
+    from memory_apps.wiring.adapter_functions import copy_tables, empty_copy_tables, holds_schema
 
     if dry_run:
         if target.path and not os.path.exists(target.path):
-            return EmptyCopyTables(f"SQLite {target.shown()}")
-        if target.url:
-            from memory_adapters.store.copy.postgres_tables import holds_schema
-
-            if not holds_schema(target.url, CONNECT_TIMEOUT_S):
-                return EmptyCopyTables(f"PostgreSQL {target.shown()}", keeps_source_user=True)
+            return empty_copy_tables(f"SQLite {target.shown()}")
+        if target.url and not holds_schema(target.url, CONNECT_TIMEOUT_S):
+            return empty_copy_tables(f"PostgreSQL {target.shown()}", keeps_source_user=True)
     store = _open(target, global_store)
     opened.append(store)
     return copy_tables(store)
@@ -149,9 +144,8 @@ def _replay_owed_markdown(project_root: str, global_store: str) -> None:
 
 def migrate_command(args: argparse.Namespace) -> int:
     """Copy the current store into --to and say what was copied (one JSON document with --json)."""
-    from memory_adapters.store.copy.store_copy import CopyRefused, StoreCopy
-    from memory_adapters.store.copy.store_tables import copy_tables
-    from memory_apps.wiring.database_url import DatabaseUrlError
+    from memory_apps.wiring.adapter_functions import StoreCopyRefused, copy_store, copy_tables
+    from memory_apps.database_url import DatabaseUrlError
     from memory_apps.commands.progress import ProgressBar
     from memory_core.errors import StorageError
 
@@ -169,10 +163,9 @@ def migrate_command(args: argparse.Namespace) -> int:
         if not args.source and not args.dry_run:
             _replay_owed_markdown(args.project_root, global_store)
         opened.append(_open(source, global_store))
-        copy = StoreCopy(copy_tables(opened[0]), _target_tables(target, global_store, args.dry_run, opened),
-                         source_user=args.source_user or _os_user(), batch_size=args.batch_size)
-        report = copy.run(dry_run=args.dry_run, progress=bar)
-    except CopyRefused as exc:
+        copy, report = copy_store(copy_tables(opened[0]), _target_tables(target, global_store, args.dry_run, opened),
+                                  args.source_user or _os_user(), args.batch_size, args.dry_run, bar)
+    except StoreCopyRefused as exc:
         return fail(str(exc))
     except StorageError as exc:
         return database_failed(exc)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from memory_apps.commands.formatting import is_terminal
+from memory_apps.formatting import is_terminal
 
 
 class ProgressBar:

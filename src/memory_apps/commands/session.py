@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from memory_apps import injector
-from memory_apps.wiring.store_paths import STORE_HELP
+from memory_apps.store_paths import STORE_HELP
 
 
 def _hook(args: argparse.Namespace) -> int:

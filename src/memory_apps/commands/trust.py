@@ -7,8 +7,8 @@ import argparse
 import os
 from typing import Any
 
-from memory_apps.commands.formatting import JSON_HELP, database_failed, dumps, fail
-from memory_apps.wiring.store_paths import STORE_HELP, global_store_dir, missing_project
+from memory_apps.formatting import JSON_HELP, database_failed, dumps, fail
+from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_project
 from memory_core.policies.bank_trust import BANK_PREFIX, TRUSTED, WIDE, bank_record, explain, is_trusted, record_trust
 from memory_core.safety.inert import one_line
 from memory_core.ports.bank_authorship import UNKNOWN
@@ -51,7 +51,8 @@ def bank_lines(store) -> list[tuple[bool, str, str]]:
 def trust_command(args: argparse.Namespace) -> int:
     """Trust a project's bank: record it, then re-import the bank so its entries reach every project."""
     from memory_apps.config import load_config
-    from memory_apps.wiring.container import build_container, open_store_recovering
+    from memory_apps.upkeep.opening import open_store_recovering
+    from memory_apps.wiring.container import build_container
     from memory_core.errors import StorageError
 
     root = os.path.abspath(args.project or args.project_root)

@@ -25,7 +25,7 @@ def hook_output(context: str) -> str:
 
 
 def _project_root(event: dict, explicit: Optional[str]) -> str:
-    from memory_apps.injector import current_directory
+    from memory_apps.session.shell import current_directory
 
     candidates = [explicit, os.environ.get("CLAUDE_PROJECT_DIR"), event.get("cwd")]
     return next((c for c in candidates if isinstance(c, str) and c), None) or current_directory()

@@ -11,10 +11,10 @@ import os
 import sys
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from memory_apps.config import MemoryConfig
-from memory_apps.wiring.container_config import DB_FILENAME
+from memory_apps.wiring.values import DB_FILENAME
 from memory_apps.session.tracking import write_tracking
 from memory_core.ranking.budget import fit_to_budget
 from memory_core.ranking.context_query import display_query
@@ -25,9 +25,6 @@ from memory_core.ranking.selection import group_by_category
 from memory_core.session.progress import IDENTITY, OPENING, SessionProgress
 from memory_core.usecases.retrieve import RankedEntry, Retrieval
 from memory_core.usecases.session_start import DEGRADED, SEMANTIC, SessionAnswer, SessionRequest
-
-if TYPE_CHECKING:
-    from memory_apps.wiring.session_wiring import SessionWiring
 
 SESSION_DEADLINE_S = 2.0
 """From the start of the hook process: the ranking is decided by then. Rendering, printing and exiting
@@ -50,7 +47,7 @@ def project_name(project_root: str) -> str:
 
 
 def _now() -> datetime:
-    from memory_apps.wiring.adapter_factories import system_clock
+    from memory_apps.wiring.adapters import system_clock
 
     return system_clock().now()
 
@@ -59,14 +56,13 @@ def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: O
                      sources: Optional[Sequence] = None) -> str:
     """The reference markdown-only injector; with a reason, adds a diagnostic line saying why it ran (and the
     data fence under it, as every fallback block has). `sources`: the bank's entries when already parsed."""
-    from memory_adapters.markdown.knowledge_bank import project_bank
-    from memory_apps.wiring.adapter_factories import markdown_knowledge_reader
+    from memory_apps.wiring.adapters import git_project_layout, markdown_knowledge_reader
     from memory_core.ranking.legacy import format_legacy, legacy_select, tracking_record
     from memory_core.usecases.importing import read_sources
 
     if sources is None:
-        reader = markdown_knowledge_reader(warn_unknown=False)
-        sources = read_sources(reader, project_bank(request.project_root), request.global_store)
+        bank = git_project_layout().knowledge_bank(request.project_root)
+        sources = read_sources(markdown_knowledge_reader(warn_unknown=False), bank, request.global_store)
     selected = legacy_select(sources, request.limit)
     if not selected:
         return ""
@@ -144,12 +140,13 @@ def print_block(block: str) -> bool:
     return True
 
 
-def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory: Callable[[], SessionWiring],
+def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory: Callable[[], Any],
                   deadline: Deadline, emit: Callable[[str], Optional[bool]] = print_block,
                   progress: Optional[SessionProgress] = None) -> str:
     """Produce the session's block and hand it to `emit` (which prints it and returns False when it could not),
     then count recalls and do the session's other writes; never raises for a database problem (the markdown
-    pipeline answers then). The wiring is the container or the hook's wiring; `progress` follows the stages."""
+    pipeline answers then). The wiring is the container or the hook's (`resolver.hook_wiring`); `progress`
+    follows the stages."""
     if not settings.injection_enabled or request.limit == 0:
         emit("")
         return ""
@@ -164,7 +161,7 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         return block
     progress = progress or SessionProgress()
     try:
-        from memory_adapters.project.identity_cache import remembered_project_scopes
+        from memory_apps.wiring.adapter_functions import remember_project_identity, remembered_project_scopes
 
         progress.enter(IDENTITY)
         store_existed = os.path.isdir(request.global_store)
@@ -175,8 +172,6 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         answer = session.run(SessionRequest(request.project_root, request.global_store, request.limit,
                                             scopes), deadline, progress)
         if not store_existed:  # this session created the store: its identity could not be remembered before
-            from memory_adapters.project.identity_cache import remember_project_identity
-
             remember_project_identity(request.project_root, request.global_store, scopes[0])
     except Exception as exc:  # noqa: BLE001 - the database cannot be read: the markdown pipeline answers
         print(f"iflow-memory: semantic memory unavailable ({type(exc).__name__}: {exc}); "
@@ -230,7 +225,7 @@ def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answ
 
 
 def _reason(exc: Exception, global_store: str) -> str:
-    from memory_adapters.store.sqlite.health import move_aside
+    from memory_apps.wiring.adapter_functions import move_aside
     from memory_core.errors import DatabaseCorrupt, ForeignDatabase, StorageError
 
     if isinstance(exc, DatabaseCorrupt):

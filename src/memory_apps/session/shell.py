@@ -15,13 +15,22 @@ DEADLINE_ENV = "IFLOW_MEMORY_SESSION_DEADLINE_S"
 def session_deadline(process_start: bool) -> Deadline:
     """The session's deadline: counted from the start of the process for the hook processes (the interpreter's
     start-up and imports count too), from now for in-process callers."""
-    from memory_adapters.system_clock import process_started_at
+    from memory_apps.wiring.adapter_functions import process_started_at
     from memory_apps.session.injection import SESSION_DEADLINE_S
     from memory_core.session.deadline import MonotonicTicker
 
     ticker = MonotonicTicker()
     start = process_started_at() if process_start else ticker.monotonic()
     return Deadline(ticker, start + deadline_seconds(SESSION_DEADLINE_S))
+
+
+def current_directory() -> str:
+    """The working directory, or "" when it was deleted under the process (the session then injects nothing
+    and says why, instead of failing)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return ""
 
 
 def deadline_seconds(default: float) -> float:
@@ -62,10 +71,10 @@ def answer_session(project_root: str, global_store: Optional[str], limit: Option
         guard = _start_watchdog(project_root, global_store, limit, built, deadline, progress, emit_once)
     try:
         from memory_apps.config import load_config
-        from memory_apps.wiring.database_url import configured_url
-        from memory_apps.wiring.hook_wiring import HookWiring
+        from memory_apps.database_url import configured_url
+        from memory_apps.wiring.resolver import hook_wiring
         from memory_apps.session.injection import InjectRequest, run_injection
-        from memory_apps.wiring.store_paths import global_store_dir
+        from memory_apps.store_paths import global_store_dir
 
         settings = load_config(project_root)
         store = global_store_dir(global_store)
@@ -73,7 +82,7 @@ def answer_session(project_root: str, global_store: Optional[str], limit: Option
         built.append(request)
         if guard is not None:
             guard.server = configured_url(settings.database_url) is not None
-        return run_injection(request, settings, lambda: HookWiring(settings, store, seconds_left=deadline.remaining()),
+        return run_injection(request, settings, lambda: hook_wiring(settings, store, seconds_left=deadline.remaining()),
                              deadline, emit_once, progress=progress)
     except BaseException as exc:  # noqa: BLE001 - a session start must never crash its hook
         if not isinstance(exc, KeyboardInterrupt):
@@ -100,7 +109,7 @@ def _start_watchdog(project_root: str, global_store: Optional[str], limit: Optio
         request = built[0] if built else None
         if request is None:  # the settings were not even read in time
             from memory_apps.config import load_config
-            from memory_apps.wiring.store_paths import global_store_dir
+            from memory_apps.store_paths import global_store_dir
 
             settings = load_config(project_root)
             request = InjectRequest(project_root, global_store_dir(global_store),

@@ -6,15 +6,14 @@ import json
 import os
 import sys
 
-from memory_adapters.fs.safe_files import PRIVATE, atomic_write_text
+from memory_apps.files import PRIVATE, atomic_write_text
+from memory_apps.wiring.adapter_functions import make_store_private
 
 TRACKING_FILENAME = ".last-injection.json"
 
 
 def write_tracking(global_store: str, record: dict) -> None:
     """Replace the tracking file with `record`; a failure only warns."""
-    from memory_adapters.store.privacy import make_store_private
-
     text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
     notice = make_store_private(global_store)  # every session start: an upgrader's store becomes private here
     if notice:

@@ -144,6 +144,21 @@ class RetrieveAndRank:
         return stats + self._store.ranking_stats_of(list(wanted), scopes) if wanted else stats
 
     @property
+    def embedder(self) -> Optional[Embedder]:
+        """The query embedder (None: queries rank without vectors)."""
+        return self._embedder
+
+    @property
+    def vector_index(self) -> Optional[VectorIndex]:
+        """The vector index the query embedder's vectors are compared against."""
+        return self._vector_index
+
+    @property
+    def embedder_problem(self) -> str:
+        """Why there is no query embedder, as the diagnostic line says it."""
+        return self._embedder_problem
+
+    @property
     def uses_passages(self) -> bool:
         """Whether the configured ranking scores query passages (`relevance`) beside the whole query."""
         return self._ranking == "relevance"

@@ -22,11 +22,10 @@ from memory_core.errors import DatabaseCorrupt, StorageError
 from memory_core.ports.candidate_source import RankingSummary
 from memory_core.ports.clock import Clock
 from memory_core.ports.context_source import ProjectContextSource
-from memory_core.ports.embedder import Embedder
 from memory_core.ports.entry_store import BatchVectorStore
 from memory_core.ports.query_vector_cache import QueryVectorCache
 from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK, SharedWork
-from memory_core.ports.vector_index import PreparableVectorIndex, VectorIndex
+from memory_core.ports.vector_index import PreparableVectorIndex
 from memory_core.entries.records import EntryStats
 from memory_core.session.progress import CONTEXT, IMPORTING, RANKING, VECTORS, WRITING, SessionProgress
 from memory_core.embedding.space import EmbeddingSpace, pin_space, pinned_space
@@ -60,18 +59,17 @@ class SessionStart:
     """Answers a session start within a deadline with the best ranking it can finish."""
 
     def __init__(self, store, retrieve: RetrieveAndRank, importer: Callable[[], "ImportKnowledgeBank"],
-                 context_source: ProjectContextSource, shared_work: SharedWork, clock: Clock,
-                 embedder: Optional[Embedder] = None, vector_index: Optional[VectorIndex] = None,
-                 embedder_problem: str = "no embedding provider configured") -> None:
+                 context_source: ProjectContextSource, shared_work: SharedWork, clock: Clock) -> None:
         self._store = store
         self._retrieve = retrieve
         self._importer = importer
         self._context_source = context_source
         self._shared = shared_work
         self._clock = clock
-        self._embedder = embedder
-        self._index = vector_index
-        self._embedder_problem = embedder_problem
+        # The query embedder, its index and why there is none: the retrieval's, so the two never disagree.
+        self._embedder = retrieve.embedder
+        self._index = retrieve.vector_index
+        self._embedder_problem = retrieve.embedder_problem
         self._held: list[str] = []
         self._worker: Optional[EmbeddingWorker] = None
         self._progress = SessionProgress()

@@ -5,13 +5,13 @@ from __future__ import annotations
 import sys
 from typing import Callable, Optional, Sequence
 
-from memory_apps.wiring.container import Container, embedding_plan, retrieval_index
+from memory_apps.wiring.container import Container
 from memory_core.usecases.embed_pending import BATCH_SIZE, EmbedReport
 
 
 def embed_after_write(container: Container, first: Sequence[str] = ()) -> Optional[EmbedReport]:
     """Every write path processes one batch (spec: 50) of pending or re-embedding work."""
-    plan = embedding_plan(container, want_target=True)
+    plan = container.embedding_plan(want_target=True)
     if plan.target is None:
         return None
     report = container.embed_pending(embedder=plan.target).run(max_entries=BATCH_SIZE, first=first)
@@ -29,7 +29,7 @@ def embed_everything(container: Container, progress: Optional[Callable[[int, int
                      deadline_s: Optional[float] = None) -> tuple[Optional[EmbedReport], str]:
     """Embed all pending entries (or finish a re-embed) within `deadline_s` seconds if given; returns the report
     and a problem if none ran."""
-    plan = embedding_plan(container, want_target=True)
+    plan = container.embedding_plan(want_target=True)
     if plan.target is None:
         return None, plan.problem or "no embedding provider available"
     report = container.embed_pending(embedder=plan.target).run(max_entries=max_entries, progress=progress,
@@ -43,6 +43,6 @@ def refresh_vector_cache(container: Container, plan) -> None:
     if plan.query is None:
         return
     try:
-        retrieval_index(container, plan.query.dimensions).refresh()
+        container.vector_index(dimensions=plan.query.dimensions).refresh()
     except Exception as exc:  # noqa: BLE001 - the cache is an optimisation, never a reason to fail a write
         print(f"iflow-memory: vector cache not refreshed: {type(exc).__name__}", file=sys.stderr)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from memory_apps.wiring.container_config import DEFAULT_GLOBAL_STORE, default_global_store
+from memory_apps.wiring.values import DEFAULT_GLOBAL_STORE, default_global_store
 
 STORE_HELP = f"global store directory (default: {DEFAULT_GLOBAL_STORE})"
 """The help of every command's `--global-store`."""

@@ -1,4 +1,4 @@
-"""The values that configure the composition root, shared by the container and the hook's wiring."""
+"""The configuration values every recipe reads by name: the container's `config` and the hook's alike."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 from typing import Any, Optional
 
 from memory_apps.config import MemoryConfig
-from memory_apps.wiring.database_url import configured_url
+from memory_apps.database_url import configured_url
 
 DEFAULT_GLOBAL_STORE = os.path.join("~", ".claude", "iflow", "memory")
 DB_FILENAME = "memory.db"
