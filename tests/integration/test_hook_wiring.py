@@ -1,5 +1,5 @@
 """The session-start hook's wiring (the recipes resolved without dependency-injector) ranks, prints and imports
-as a user expects, and the hook's process stays lean (ADR 10, ADR 21)."""
+as a user expects, and the hook's process stays lean (ADR 10, ADR 24)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The one description of what is built from what: every collaborator the apps use, as a recipe (ADR 21).
+"""The one description of what is built from what: every collaborator the apps use, as a recipe (ADR 24).
 
 The dependency-injector container declares one provider per recipe (`container.py`); the session-start hook,
 which cannot pay dependency-injector's import, resolves the same recipes (`resolver.py`). A recipe names the

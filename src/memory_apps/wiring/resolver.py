@@ -2,7 +2,7 @@
 
 The hook answers within one deadline at every session start; importing the container costs about 130 ms
 (dependency-injector, pydantic) before any work is done, more than a whole keyword-only session start (ADR 10,
-ADR 21). So the hook resolves `recipes.RECIPES`, the table the container's providers are declared from, here.
+ADR 24). So the hook resolves `recipes.RECIPES`, the table the container's providers are declared from, here.
 """
 
 from __future__ import annotations
