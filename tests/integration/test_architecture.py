@@ -96,3 +96,28 @@ def test_benchmarks_import_nothing_from_the_tests():
             found += [f"{path.relative_to(PROJECT_ROOT)}:{node.lineno} {n}" for n in names
                       if n == "tests" or n.startswith("tests.")]
     assert found == []
+
+
+def test_every_package_is_held_free_of_cycles_and_a_hidden_cycle_breaks_the_contract(tmp_path):
+    """Each root package has an `acyclic_siblings` contract, and such a contract sees a cycle two folders deep that
+    only a function-local import or an `if TYPE_CHECKING:` import closes (what the hand-made finder once did)."""
+    if not LINT_IMPORTS.exists():
+        pytest.fail(f"{LINT_IMPORTS} missing: install the dev extra (import-linter) into the venv")
+    config = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    held = {ancestor for contract in config["contracts"] if contract["type"] == "acyclic_siblings"
+            for ancestor in contract["ancestors"]}
+    assert held == set(config["root_packages"])
+
+    package = tmp_path / "probe" / "inner"
+    package.mkdir(parents=True)
+    (tmp_path / "probe" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "space.py").write_text("def pinned():\n    from probe.inner import store\n")
+    (package / "store.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                      "    from probe.inner import space\n")
+    (tmp_path / "probe.toml").write_text('[tool.importlinter]\nroot_packages = ["probe"]\n\n'
+                                         '[[tool.importlinter.contracts]]\nname = "no cycles"\n'
+                                         'type = "acyclic_siblings"\nancestors = ["probe"]\n')
+    result = subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo", "probe.toml"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0 and "BROKEN" in result.stdout, result.stdout + result.stderr
