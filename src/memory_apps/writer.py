@@ -205,15 +205,16 @@ def with_git_references(draft, project_root: str):
 def _markdown_only(draft, global_store: str, project_root: str) -> int:
     """memory_semantic_enabled: false — write the markdown files only, no database (spec 001 D9.6)."""
     from memory_apps.wiring.adapter_functions import make_store_private
-    from memory_apps.wiring.adapters import markdown_audit_trail, system_clock
+    from memory_apps.wiring.resolver import plain_wiring
     from memory_core.entries.records import Entry
 
-    entry = Entry.from_draft(draft, system_clock().now())
+    wiring = plain_wiring(global_store, project_root)
+    entry = Entry.from_draft(draft, wiring.clock().now())
     notice = make_store_private(global_store)
     if notice:
         print(f"iflow-memory: {notice}", file=sys.stderr)
     try:
-        markdown_audit_trail(global_store, project_root).record(entry, increment=True)
+        wiring.audit_trail().record(entry, increment=True)
     except OSError as exc:
         return fail(f"cannot write markdown: {exc}", EXIT_DATABASE)
     print(f"Stored: {one_line(entry.name)} (id: {entry.id})")

@@ -14,7 +14,7 @@ import os
 from memory_apps.formatting import database_failed, fail
 from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
 from memory_apps.wiring.adapter_functions import background_task
-from memory_apps.wiring.adapters import background_work
+from memory_apps.wiring.resolver import plain_wiring
 from memory_core.ports.shared_work import IMPORT_TASK, VECTORS_TASK, SharedWork
 
 MAX_RUNTIME_S = 20 * 60  # a run ends itself well before `doctor` calls a lease holder stuck
@@ -33,7 +33,7 @@ def maintain_command(args: argparse.Namespace) -> int:
     problem = missing_for_reading(store_dir, root)  # it finishes what a session started: never a new store
     if problem:
         return fail(problem)
-    work = background_work(store_dir)
+    work = plain_wiring(store_dir).shared_work()
     if not work.leases.claim_within(background_task(root), 1.0):
         return 0  # another run already works for this project
     try:

@@ -46,23 +46,24 @@ def project_name(project_root: str) -> str:
     return os.path.basename(os.path.abspath(project_root))
 
 
-def _now() -> datetime:
-    from memory_apps.wiring.adapters import system_clock
+def _now(global_store: str) -> datetime:
+    from memory_apps.wiring.resolver import plain_wiring
 
-    return system_clock().now()
+    return plain_wiring(global_store).clock().now()
 
 
 def legacy_injection(request: InjectRequest, now: datetime, diagnostic_reason: Optional[str] = None,
                      sources: Optional[Sequence] = None) -> str:
     """The reference markdown-only injector; with a reason, adds a diagnostic line saying why it ran (and the
     data fence under it, as every fallback block has). `sources`: the bank's entries when already parsed."""
-    from memory_apps.wiring.adapters import git_project_layout, markdown_knowledge_reader
+    from memory_apps.wiring.resolver import plain_wiring
     from memory_core.ranking.legacy import format_legacy, legacy_select, tracking_record
     from memory_core.usecases.importing import read_sources
 
     if sources is None:
-        bank = git_project_layout().knowledge_bank(request.project_root)
-        sources = read_sources(markdown_knowledge_reader(warn_unknown=False), bank, request.global_store)
+        wiring = plain_wiring(request.global_store, request.project_root)
+        bank = wiring.layout().knowledge_bank(request.project_root)
+        sources = read_sources(wiring.make("knowledge_reader", warn_unknown=False), bank, request.global_store)
     selected = legacy_select(sources, request.limit)
     if not selected:
         return ""
@@ -156,7 +157,7 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         emit("")
         return ""
     if not settings.semantic_enabled:
-        block = legacy_injection(request, _now())
+        block = legacy_injection(request, _now(request.global_store))
         emit(block)
         return block
     progress = progress or SessionProgress()
@@ -176,12 +177,13 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
     except Exception as exc:  # noqa: BLE001 - the database cannot be read: the markdown pipeline answers
         print(f"iflow-memory: semantic memory unavailable ({type(exc).__name__}: {exc}); "
               "using the markdown pipeline", file=sys.stderr)
-        block = legacy_injection(request, _now(), _reason(exc, request.global_store))
+        block = legacy_injection(request, _now(request.global_store), _reason(exc, request.global_store))
         emit(block)
         return block
     _report_import(answer)
     if not answer.retrieval.selected and answer.import_unfinished:
-        block = legacy_injection(request, _now(), "the knowledge bank is still being imported", progress.sources)
+        block = legacy_injection(request, _now(request.global_store), "the knowledge bank is still being imported",
+                                 progress.sources)
         emit(block)
         _finish(session, answer, [])
         return block

@@ -50,13 +50,13 @@ class RecipeWiring:
         """What the recipe `name` builds, with its values, the products it needs and its makers."""
         if name in self.overrides:
             return self.overrides[name]
-        if name in self._shared:
+        if name in self._shared and not arguments:
             return self._shared[name]
         recipe = RECIPES[name]
         made = recipe.build(**{key: self._values[key] for key in recipe.values},
                             **{need: self.make(need) for need in recipe.needs},
                             **{maker: functools.partial(self.make, maker) for maker in recipe.makers}, **arguments)
-        if recipe.shared:
+        if recipe.shared and not arguments:  # built with arguments of its own: this caller's alone
             self._shared[name] = made
         return made
 
@@ -70,6 +70,12 @@ def hook_wiring(settings: MemoryConfig, global_store: str, project_root: Optiona
         values["connect_timeout_s"] = min(HOOK_CONNECT_TIMEOUT_S, max(0.4 * seconds_left, 0.1))
         values["statement_timeout_ms"] = int(min(HOOK_STATEMENT_TIMEOUT_MS, max(600 * seconds_left, 100)))
     return RecipeWiring(values)
+
+
+def plain_wiring(global_store: str, project_root: Optional[str] = None) -> RecipeWiring:
+    """The recipes with the default settings, for what reads no setting (the clock, the bank's reader and
+    layout, leases, the markdown audit trail) where no container is at hand: the markdown-only paths."""
+    return RecipeWiring(container_values(MemoryConfig(), global_store, project_root=project_root))
 
 
 def store_at(global_store: str, db_path: Optional[str] = None, database_url: Optional[str] = None):

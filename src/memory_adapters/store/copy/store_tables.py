@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from memory_adapters.store.copy.postgres_tables import PostgresCopyTables
-from memory_adapters.store.copy.sqlite_tables import SqliteCopyTables
 from memory_adapters.store.copy.tables import CopyTables
-from memory_adapters.store.postgres.store import PostgresEntryStore
-from memory_adapters.store.sqlite.store import SqliteEntryStore
 
 
-def copy_tables(store: SqliteEntryStore | PostgresEntryStore) -> CopyTables:
-    """The CopyTables of an SqliteEntryStore or a PostgresEntryStore."""
+def copy_tables(store: object) -> CopyTables:
+    """The CopyTables of an SqliteEntryStore or a PostgresEntryStore (a copy between SQLite files loads no
+    PostgreSQL module)."""
+    from memory_adapters.store.sqlite.store import SqliteEntryStore
+
     if isinstance(store, SqliteEntryStore):
+        from memory_adapters.store.copy.sqlite_tables import SqliteCopyTables
+
         return SqliteCopyTables(store)
-    return PostgresCopyTables(store)
+    from memory_adapters.store.copy.postgres_tables import PostgresCopyTables
+
+    return PostgresCopyTables(store)  # type: ignore[arg-type]
