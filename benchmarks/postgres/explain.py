@@ -36,13 +36,14 @@ def record_session(project: Path, store: Path, url: str, context: int) -> tuple[
     A 60 s deadline and no statement timeout (the hook's is 1.5 s), so every statement runs to its end."""
     from benchmarks.common.processes import diagnostic
     from memory_adapters.store.postgres.connection import PostgresConnection
-    from memory_apps.wiring import values as container_config
+    from memory_apps.wiring import resolver, values
     from memory_apps.session.shell import answer_session, session_deadline
 
     statements: list[dict] = []
     original = PostgresConnection._live
     PostgresConnection._live = lambda self: _Recording(original(self), statements)
-    timeout, container_config.HOOK_STATEMENT_TIMEOUT_MS = container_config.HOOK_STATEMENT_TIMEOUT_MS, 0
+    timeout = values.HOOK_STATEMENT_TIMEOUT_MS
+    values.HOOK_STATEMENT_TIMEOUT_MS = resolver.HOOK_STATEMENT_TIMEOUT_MS = 0  # the hook's own and its clamp
     os.environ["IFLOW_MEMORY_DATABASE_URL"] = url
     os.environ[SESSION_DEADLINE_ENV] = "60"
     blocks: list[str] = []
@@ -51,7 +52,7 @@ def record_session(project: Path, store: Path, url: str, context: int) -> tuple[
         answer_session(str(project), str(store), 20, session_deadline(process_start=False), blocks.append)
     finally:
         PostgresConnection._live = original
-        container_config.HOOK_STATEMENT_TIMEOUT_MS = timeout
+        values.HOOK_STATEMENT_TIMEOUT_MS = resolver.HOOK_STATEMENT_TIMEOUT_MS = timeout
         os.environ.pop("IFLOW_MEMORY_DATABASE_URL", None)
         os.environ.pop(SESSION_DEADLINE_ENV, None)
     return statements, diagnostic(blocks[0] if blocks else "")
