@@ -104,16 +104,3 @@ def test_real_bank_labels_include_phrases_and_identifiers(bank_labels):
     every = [k for _, keywords in bank_labels for k in keywords]
     assert sum("-" in k for k in every) / len(every) > 0.3, "multi-word terms, not only single words"
     assert {"claude-md", "valueerror", "fts5", "circuit-breaker"} <= set(every)
-
-
-def test_the_apps_tiers_show_a_failing_tier_on_stderr_and_store_no_keywords(monkeypatch, capsys):
-    """The core only reports a tier's failure; the keyword tiers the apps build print it for the user."""
-    from memory_apps.wiring.adapters import keyword_tiers
-    from memory_core.errors import KeywordGenerationError
-
-    def offline(self, name, description, reasoning, category):
-        raise KeywordGenerationError("model offline")
-
-    monkeypatch.setattr(LocalExtractiveKeywordGenerator, "generate", offline)
-    assert keyword_tiers("local").generate(*PIN) == []
-    assert capsys.readouterr().err == "iflow-memory: keyword tier local failed: KeywordGenerationError\n"

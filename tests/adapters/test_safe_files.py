@@ -13,7 +13,6 @@ from memory_adapters.markdown.audit_trail import MarkdownAuditTrail
 from memory_adapters.fs.safe_files import (PRIVATE, UnsafeFile, atomic_write_bytes, atomic_write_text,
                                         read_text_no_follow, replacing, write_private_no_follow)
 from memory_adapters.fs.temp_files import temp_path
-from memory_apps.session.tracking import TRACKING_FILENAME, write_tracking
 from memory_core.entries.models import EntryDraft
 from memory_core.entries.records import Entry
 
@@ -107,19 +106,6 @@ def test_a_link_the_caller_allows_is_replaced_never_followed(tmp_path, victim):
     assert not link.is_symlink() and link.read_bytes() == b"cache" and mode(link) == 0o600
     assert victim.read_text(encoding="utf-8") == SECRET
     assert leftovers(tmp_path) == []
-
-
-def test_the_tracking_file_is_private_and_replaces_a_link(tmp_path, victim):
-    store = tmp_path / "store"
-    store.mkdir()
-    (store / TRACKING_FILENAME).symlink_to(victim)
-
-    write_tracking(str(store), {"entries": ["a"]})
-
-    tracking = store / TRACKING_FILENAME
-    assert not tracking.is_symlink() and mode(tracking) == 0o600 and '"entries"' in tracking.read_text()
-    assert victim.read_text(encoding="utf-8") == SECRET
-    assert leftovers(store) == []
 
 
 @pytest.mark.parametrize("sync", [True, False])

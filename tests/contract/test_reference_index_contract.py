@@ -1,11 +1,10 @@
-"""ReferenceIndex contract (the code-reference signal's lookup), the SQLite store and the fake alike; and the
-`memory_ranking` setting that turns the signal on."""
+"""ReferenceIndex contract (the code-reference signal's lookup): the SQLite and PostgreSQL stores and the fake
+alike."""
 
 from __future__ import annotations
 
 import pytest
 
-from memory_apps.config import load_config
 from memory_core.entries.models import EntryDraft
 from memory_core.ports.reference_index import ReferenceIndex
 from tests.fakes import T0
@@ -33,15 +32,3 @@ def test_a_deleted_entry_is_no_longer_cited(store):
     citing = add(store, "Pin the lockfile", ["uv.lock"])
     store.delete(citing)
     assert store.cited_files() == {}
-
-
-@pytest.mark.parametrize("value, expected", [("relevance", "relevance"), ("spec", "spec"), ("magic", "spec")])
-def test_memory_ranking_setting(tmp_path, capsys, value, expected):
-    (tmp_path / ".claude").mkdir()
-    (tmp_path / ".claude" / "iflow-dev.local.md").write_text(f"---\nmemory_ranking: {value}\n---\n")
-    assert load_config(str(tmp_path)).ranking == expected
-    assert ("memory_ranking: invalid value" in capsys.readouterr().err) == (value == "magic")
-
-
-def test_spec_is_the_default_ranking(tmp_path):
-    assert load_config(str(tmp_path)).ranking == "spec"
