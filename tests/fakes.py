@@ -16,6 +16,7 @@ from memory_core.ranking.fts_query import sanitise_fts_query
 from memory_core.entries.knowledge import KnowledgeEntry, Origin
 from memory_core.entries.models import Entry
 from memory_core.ports.context_source import ProjectContext
+from memory_core.ports.session_ledger import SessionShown, checked_session_id
 from tests.fake_embedding import FakeEmbedder, FakeVectorIndex
 from tests.fake_entry_store import InMemoryEntryStore
 
@@ -161,3 +162,38 @@ class FakeAuditTrail:
 __all__ = ["FakeAuditTrail", "FakeClock", "FakeContextSource", "FakeEmbedder", "FakeKnowledgeBankReader",
            "FakeProjectLayout", "FakeSharedWork", "FakeTicker", "FakeVectorIndex", "InMemoryEntryStore", "T0",
            "sanitise_fts_query"]
+
+
+class FakeSessionLedger:
+    """A SessionLedger in memory, timed by an injected clock."""
+
+    def __init__(self, clock: Optional[FakeClock] = None) -> None:
+        self.clock = clock or FakeClock()
+        self.sessions: dict[str, tuple[SessionShown, datetime]] = {}
+
+    def record(self, session_id: str, entry_ids: Iterable[str] = (), prompt_hashes: Iterable[str] = (),
+               file_paths: Iterable[str] = ()) -> None:
+        """Add to the session's record and mark it recorded now."""
+        old = self.shown(session_id)
+        new = SessionShown(old.entry_ids | set(entry_ids), old.prompt_hashes | set(prompt_hashes),
+                           old.file_paths | set(file_paths))
+        self.sessions[session_id] = (new, self.clock.now())
+
+    def shown(self, session_id: str) -> SessionShown:
+        """The session's record, empty when there is none."""
+        entry = self.sessions.get(checked_session_id(session_id))
+        return entry[0] if entry else SessionShown()
+
+    def start_over(self, session_id: str) -> None:
+        """Forget the session."""
+        self.sessions.pop(checked_session_id(session_id), None)
+
+    def prune(self, max_age: timedelta, keep: int) -> int:
+        """Drop old sessions, then all but the newest `keep`."""
+        cutoff = self.clock.now() - max_age
+        newest_first = sorted(self.sessions, key=lambda sid: (self.sessions[sid][1], sid), reverse=True)
+        doomed = [sid for index, sid in enumerate(newest_first)
+                  if self.sessions[sid][1] < cutoff or index >= max(0, keep)]
+        for sid in doomed:
+            del self.sessions[sid]
+        return len(doomed)

@@ -1,1 +1,1 @@
-"""Work shared between processes: file leases and the detached background run."""
+"""Work shared between processes: file leases, the detached background run, and the per-session ledger."""
