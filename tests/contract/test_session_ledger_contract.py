@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import stat
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -187,7 +188,7 @@ class TestFileSessionLedger(SessionLedgerContract):
         assert ledger.shown("s1").is_empty()
         ledger.record("s1", entry_ids=["e2"])
         assert ledger.shown("s1").entry_ids == {"e2"}
-        assert json.loads(open(path).read())["entries"] == ["e2"]
+        assert json.loads(Path(path).read_text())["entries"] == ["e2"]
 
     def test_prune_removes_unreadable_records_and_leaves_other_files(self, ledger):
         ledger.record("s1", entry_ids=["e1"])
@@ -201,5 +202,5 @@ class TestFileSessionLedger(SessionLedgerContract):
 
     def test_the_prompt_text_is_never_stored(self, ledger):
         ledger.record("s1", prompt_hashes=["3f2a9c"])
-        raw = open(os.path.join(self.store, "sessions", "s1.json")).read()
+        raw = Path(self.store, "sessions", "s1.json").read_text()
         assert json.loads(raw)["prompts"] == ["3f2a9c"]
