@@ -7,6 +7,7 @@ import json
 import multiprocessing
 import os
 import stat
+import threading
 from datetime import timedelta
 from pathlib import Path
 
@@ -155,6 +156,14 @@ class TestFileSessionLedger(SessionLedgerContract):
         shown = ledger.shown("shared")
         assert shown.entry_ids == {f"w{w}-e{i}" for w in range(4) for i in range(15)}
         assert len(shown.prompt_hashes) == 60
+
+    def test_concurrent_threads_of_one_process_lose_nothing(self, ledger):
+        workers = [threading.Thread(target=_record_many, args=(self.store, worker, 15)) for worker in range(4)]
+        for thread in workers:
+            thread.start()
+        for thread in workers:
+            thread.join()
+        assert ledger.shown("shared").entry_ids == {f"w{w}-e{i}" for w in range(4) for i in range(15)}
 
     def test_a_linked_session_file_is_never_written_through(self, ledger, tmp_path):
         ledger.record("s1", entry_ids=["e1"])
