@@ -27,12 +27,12 @@ def raw_signals(s: Signals) -> dict[str, float]:
 
 
 def ranked_top(s: Signals, relevant: dict[str, int], scores: dict[str, float]) -> dict:
-    """Top-1 and top-3 scores of one ranking, the grades of its top 3, and the raw signals of its first entry."""
+    """Top-1 and top-3 scores of one ranking, and its top 3: ids, grades, raw cosine and BM25."""
     ranked = sorted(s.ids, key=lambda i: (-scores.get(i, 0.0), i))[:TOP]
-    first = ranked[0]
-    return {"top1": scores.get(first, 0.0), "top3": scores.get(ranked[-1], 0.0),
-            "grades": [relevant.get(i, 0) for i in ranked], "top1_cosine": s.vector.get(first, 0.0),
-            "top1_bm25": s.keyword.get(first, 0.0)}
+    return {"top1": scores.get(ranked[0], 0.0), "top3": scores.get(ranked[-1], 0.0),
+            "ids": ranked, "grades": [relevant.get(i, 0) for i in ranked],
+            "cosines": [round(s.vector.get(i, 0.0), 4) for i in ranked],
+            "bm25s": [round(s.keyword.get(i, 0.0), 4) for i in ranked]}
 
 
 def spread(values: Sequence[float]) -> dict[str, float]:
