@@ -30,7 +30,8 @@ SECTIONS = {
                  "relevant entries the local model finds versus keyword + prominence, on a 60-entry bank whose "
                  "relevant entries share no word with their session context (prints only)"),
     "relevance": ("benchmarks.relevance.main",
-                  "recall@20, nDCG@10 and MRR of every ranking method on six sets of different character"),
+                  "recall@20, nDCG@10 and MRR of every ranking method on seven sets of different character, and "
+                  "the scores of prompts the real bank answers against those it does not"),
     "tuning": ("benchmarks.relevance.tuning",
                "leave-one-set-out cross-validation of the relevance ranking's weights (ADR 18)"),
     "keyword-labels": ("benchmarks.relevance.keyword_labels",

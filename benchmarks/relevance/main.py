@@ -4,7 +4,9 @@ Run from the repository root:  .venv/bin/python -m benchmarks relevance [--sets 
 
 Each set is stored in a temporary SQLite store exactly as the product stores it (local keyword tier, the bundled
 all-MiniLM-L6-v2 int8 model); signals come from the product's RetrieveAndRank; every method ranks the same
-signals. Not part of the test suite: it measures, it does not assert.
+signals. A set with prompts nothing answers (`prompts`) also gets the scores and raw signals of answerable
+against unanswerable prompts, what an absolute relevance floor would be calibrated on (issue 23), saved under
+"calibration". Not part of the test suite: it measures, it does not assert.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Optional, Sequence
 
 from benchmarks.common.paths import RESULTS as RESULTS_DIR
 from benchmarks.common.paths import shown
+from benchmarks.relevance.calibration import calibrate, calibration_tables
 from benchmarks.relevance.corpus_store import BUILT_AT, build_store
 from benchmarks.relevance.methods import METHODS, PRODUCT, SINGLE_SIGNALS, Scorer
 from benchmarks.relevance.metrics import score_ranking
@@ -40,9 +43,10 @@ class FixedClock:
         return BUILT_AT
 
 
-def set_signals(relevance_set, workdir: str):
-    """Store the set as the product does; return the Scorer, per query its Signals and judgements, and the
-    store (open: the product's `relevance` ranking reads cited files from it; the caller closes it)."""
+def prepare(relevance_set, workdir: str):
+    """Store the set as the product does; return the Scorer, per judged query its Signals and judgements, the
+    same for the queries nothing answers (with their keys), and the store (open: the product's `relevance`
+    ranking reads cited files from it; the caller closes it)."""
     from memory_apps.config import MemoryConfig
     from memory_apps.wiring.container import build_container
     from memory_core.ranking.scoring import Weights
@@ -62,11 +66,20 @@ def set_signals(relevance_set, workdir: str):
     position = {i: n for n, i in enumerate(source.order)}
     scorer = Scorer(ranking("spec"), ranking("relevance"), store.cited_files(),
                     lambda ids: source.matrix[[position[i] for i in ids]], BUILT_AT)
-    queries = []
-    for query in relevance_set.queries:
+
+    def judged(query):
         hidden = frozenset(built.ids[k] for k in query.hidden)
         relevant = {built.ids[k]: grade for k, grade in query.relevant.items()}
-        queries.append((source.signals(query.session, hidden), relevant))
+        return source.signals(query.session, hidden), relevant
+
+    queries = [judged(q) for q in relevance_set.queries]
+    nothing = [(q.key, *judged(q)) for q in relevance_set.unanswerable]
+    return scorer, queries, nothing, store
+
+
+def set_signals(relevance_set, workdir: str):
+    """The Scorer, per judged query its Signals and judgements, and the open store (see `prepare`)."""
+    scorer, queries, _, store = prepare(relevance_set, workdir)
     return scorer, queries, store
 
 
@@ -79,11 +92,16 @@ def rank_all(scorer, queries, method) -> dict:
     return {metric: round(mean(r[metric] for r in rows), 3) for metric in rows[0]}
 
 
-def evaluate_set(relevance_set, workdir: str) -> dict:
-    """Mean metrics per method over the set's queries."""
-    scorer, queries, store = set_signals(relevance_set, workdir)
+def evaluate_set(relevance_set, workdir: str) -> tuple[dict, Optional[dict]]:
+    """Mean metrics per method over the set's judged queries; for a set with queries nothing answers, also
+    what a relevance floor would be calibrated on (answerable next to unanswerable)."""
+    scorer, queries, nothing, store = prepare(relevance_set, workdir)
     try:
-        return {name: rank_all(scorer, queries, method) for name, method in METHODS.items()}
+        metrics = {name: rank_all(scorer, queries, method) for name, method in METHODS.items()}
+        if not nothing:
+            return metrics, None
+        named = [(q.key, *pair) for q, pair in zip(relevance_set.queries, queries)] + nothing
+        return metrics, calibrate(scorer, named, METHODS)
     finally:
         store.close()
 
@@ -100,12 +118,15 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
         parser.error(f"--sets: no set named {', '.join(unknown) or repr(args.sets)} here; the sets: "
                      f"{', '.join(s.name for s in all_sets())}")
     started = time.monotonic()
-    results, about = {}, {}
+    results, about, floors = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="iflow-relevance-") as workdir:
         for relevance_set in sets:
-            results[relevance_set.name] = evaluate_set(relevance_set, workdir)
+            results[relevance_set.name], floor = evaluate_set(relevance_set, workdir)
             about[relevance_set.name] = {"about": relevance_set.about, "entries": len(relevance_set.drafts),
                                          "queries": len(relevance_set.queries)}
+            if floor is not None:
+                floors[relevance_set.name] = floor
+                about[relevance_set.name]["unanswerable"] = len(relevance_set.unanswerable)
             print(f"{relevance_set.name}: {len(relevance_set.queries)} queries over "
                   f"{len(relevance_set.drafts)} entries", file=sys.stderr)
     print("# Relevance suite\n")
@@ -114,11 +135,15 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
         print(f"\n## {name} ({about[name]['entries']} entries, {about[name]['queries']} queries)\n")
         print(f"{about[name]['about']}\n")
         print(method_table(methods))
+        if name in floors:
+            print(f"\n### {name}: answerable against unanswerable (for a relevance floor)\n")
+            print(calibration_tables(floors[name]))
     elapsed = time.monotonic() - started
     print(f"\nTotal {elapsed:.0f} s.")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"sets": about, "results": results, "seconds": round(elapsed, 1),
+    out.write_text(json.dumps({"sets": about, "results": results, "calibration": floors,
+                               "seconds": round(elapsed, 1),
                                "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1),
                    encoding="utf-8")
     return 0

@@ -14,6 +14,7 @@ from memory_core.entries.models import EntryDraft
 
 PARAPHRASE = DATA / "semantic_vs_keyword.json"
 SESSIONS = DATA / "relevance_sessions.json"
+PROMPTS = DATA / "relevance_prompts.json"
 FEATURE_REF = re.compile(r"\bfeatures?\s*[#/]?\s*0*(\d{1,3})\b", re.IGNORECASE)
 MIN_FEATURE_ENTRIES = 4
 NAMES_IN_CONTEXT = 3
@@ -54,6 +55,8 @@ class RelevanceSet:
     """When an entry was last observed, where the source says."""
     imported: bool = False
     """Entries the source dates nowhere were imported now (the real bank); else ages are spread by position."""
+    unanswerable: list[Query] = field(default_factory=list)
+    """Queries nothing in the set answers: left out of the metrics, measured for a relevance floor."""
 
 
 def _draft(item: dict, source: str = "retro") -> EntryDraft:
@@ -152,12 +155,51 @@ def sessions_set(path: Path = SESSIONS) -> Optional[RelevanceSet]:
     return result
 
 
+def prompt_problems(data: dict, entry_ids: set[str]) -> list[str]:
+    """What is wrong with a prompt set's judgements: dangling entry ids, bad grades, prompts neither judged
+    nor marked unanswerable (or both), repeated prompt ids."""
+    problems, seen = [], set()
+    for item in data["prompts"]:
+        key, judged = item.get("id"), item.get("relevant", [])
+        if key in seen:
+            problems.append(f"{key}: the id is used twice")
+        seen.add(key)
+        if bool(judged) == bool(item.get("unanswerable")):
+            problems.append(f"{key}: neither judged nor marked unanswerable" if not judged
+                            else f"{key}: judged and marked unanswerable")
+        for row in judged:
+            if row["entry"] not in entry_ids:
+                problems.append(f"{key}: {row['entry']} ({row.get('name', '?')}) is not in the bank")
+            if row.get("grade") not in (1, 2):
+                problems.append(f"{key}: grade {row.get('grade')!r} for {row['entry']} (1 or 2)")
+    return problems
+
+
+def prompts_set(path: Path = PROMPTS) -> Optional[RelevanceSet]:
+    """Prompts a developer types, over the real bank (head); prompts nothing answers kept apart for the floor."""
+    if not BANK_HEAD.is_dir() or not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    entries = _bank_entries()
+    problems = prompt_problems(data, {e.entry_id for e in entries})
+    if problems:
+        raise ValueError(f"{path.name}: " + "; ".join(problems))
+    result = RelevanceSet("prompts", "written for issue 23: prompts typed to Claude Code, graded against the real "
+                          "bank (head); metrics over the answerable ones",
+                          {e.entry_id: e.to_draft("knowledge-bank") for e in entries},
+                          observed={e.entry_id: e.last_observed for e in entries if e.last_observed is not None},
+                          imported=True)
+    for item in data["prompts"]:
+        judged = {row["entry"]: row["grade"] for row in item.get("relevant", [])}
+        query = Query(item["id"], Session(text=item["prompt"]), judged)
+        (result.unanswerable if item.get("unanswerable") else result.queries).append(query)
+    return result
+
+
 def all_sets(only: Optional[set[str]] = None) -> list[RelevanceSet]:
     """Every set that can be built here (the real bank needs ../shared beside the project)."""
     found = real_bank_sets() + [paraphrase_set()] + ac1_sets()
-    extra = sessions_set()
-    if extra is not None:
-        found.append(extra)
+    found += [extra for extra in (sessions_set(), prompts_set()) if extra is not None]
     return [s for s in found if only is None or s.name in only]
 
 

@@ -1,0 +1,71 @@
+"""The `prompts` relevance set (issue 23): its judgements name only entries of the real bank's head snapshot,
+every prompt is judged or marked unanswerable, and a dangling id stops the set instead of scoring as a miss."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.common.paths import BANK_HEAD
+from benchmarks.relevance.calibration import separation, spread
+from benchmarks.relevance.sets import PROMPTS, _bank_entries, prompt_problems, prompts_set
+
+needs_bank = pytest.mark.skipif(not BANK_HEAD.is_dir(), reason="the real bank needs ../shared beside the project")
+
+
+def _data() -> dict:
+    return json.loads(PROMPTS.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def bank_ids() -> set[str]:
+    return {e.entry_id for e in _bank_entries()}
+
+
+@needs_bank
+def test_every_judgement_names_an_entry_of_the_bank_and_every_prompt_is_judged_or_unanswerable(bank_ids):
+    data = _data()
+    assert prompt_problems(data, bank_ids) == []
+    answerable = [p for p in data["prompts"] if p.get("relevant")]
+    unanswerable = [p for p in data["prompts"] if p.get("unanswerable")]
+    assert len(answerable) + len(unanswerable) == len(data["prompts"])
+    assert len(answerable) >= 50 and len(unanswerable) >= 12
+    assert all(any(r["grade"] == 2 for r in p["relevant"]) for p in answerable), "an answerable prompt has a 2"
+
+
+def test_a_dangling_id_an_unjudged_prompt_and_a_bad_grade_are_each_reported():
+    data = _data()
+    known = {r["entry"] for p in data["prompts"] for r in p.get("relevant", [])}
+    first = data["prompts"][0]
+    first["relevant"][0]["entry"] = "0123456789abcdef"
+    first["relevant"][-1]["grade"] = 3
+    data["prompts"].append({"id": "x01", "prompt": "neither judged nor marked"})
+    problems = "\n".join(prompt_problems(data, known))
+    assert f"{first['id']}: 0123456789abcdef" in problems
+    assert "grade 3" in problems and "x01: neither judged nor marked unanswerable" in problems
+
+
+@needs_bank
+def test_the_set_refuses_a_file_with_a_dangling_id(tmp_path):
+    data = _data()
+    data["prompts"][0]["relevant"][0]["entry"] = "0123456789abcdef"
+    path = tmp_path / "prompts.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="0123456789abcdef"):
+        prompts_set(path)
+
+
+@needs_bank
+def test_the_set_keeps_unanswerable_prompts_out_of_the_judged_queries():
+    found = prompts_set()
+    data = _data()
+    assert {q.key for q in found.unanswerable} == {p["id"] for p in data["prompts"] if p.get("unanswerable")}
+    assert all(q.relevant for q in found.queries) and not any(q.relevant for q in found.unanswerable)
+    assert all(q.session.text for q in found.queries + found.unanswerable)
+
+
+def test_the_floor_statistics_order_pairs_and_spread_values():
+    assert separation([0.9, 0.8], [0.1, 0.2]) == 1.0
+    assert separation([0.5], [0.5]) == 0.5 and separation([0.1], [0.9]) == 0.0
+    assert spread(list(range(11))) == {"median": 5.0, "p10": 1.0, "p90": 9.0}
