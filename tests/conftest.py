@@ -112,6 +112,20 @@ os.environ["XDG_CACHE_HOME"] = _RUN_CACHE
 atexit.register(shutil.rmtree, _RUN_CACHE, True)
 
 
+LINK_TARGET_TEXT = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot a real key\n"
+"""What the private file a planted link points at holds (see `victim`)."""
+
+
+@pytest.fixture
+def victim(tmp_path) -> Path:
+    """A private file outside any store, the target of a link an attacker plants where the product writes."""
+    path = tmp_path / "outside" / "id_rsa"
+    path.parent.mkdir()
+    path.write_text(LINK_TARGET_TEXT, encoding="utf-8")
+    path.chmod(0o600)
+    return path
+
+
 @pytest.fixture
 def project(tmp_path) -> Path:
     """An empty project directory (`tmp_path/app`); test modules that need a richer project define their own."""

@@ -16,20 +16,11 @@ from memory_adapters.fs.temp_files import temp_path
 from memory_core.entries.models import EntryDraft
 from memory_core.entries.records import Entry
 
-SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot a real key\n"
+from tests.conftest import LINK_TARGET_TEXT as SECRET
 
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.lstat().st_mode)
-
-
-@pytest.fixture
-def victim(tmp_path) -> Path:
-    path = tmp_path / "outside" / "id_rsa"
-    path.parent.mkdir()
-    path.write_text(SECRET, encoding="utf-8")
-    path.chmod(0o600)
-    return path
 
 
 def leftovers(directory: Path) -> list[str]:

@@ -2,22 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from memory_apps.session.tracking import TRACKING_FILENAME, write_tracking
 from tests.adapters.test_safe_files import SECRET, leftovers, mode
-
-
-@pytest.fixture
-def victim(tmp_path) -> Path:
-    """A private file outside the store that a planted link points at."""
-    path = tmp_path / "outside" / "id_rsa"
-    path.parent.mkdir()
-    path.write_text(SECRET, encoding="utf-8")
-    path.chmod(0o600)
-    return path
 
 
 def test_the_tracking_file_is_private_and_replaces_a_link(tmp_path, victim):
