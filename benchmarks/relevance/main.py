@@ -25,6 +25,9 @@ from typing import Optional, Sequence
 from benchmarks.common.paths import RESULTS as RESULTS_DIR
 from benchmarks.common.paths import shown
 from benchmarks.relevance.calibration import calibrate, calibration_tables
+from benchmarks.relevance.floor import measure_floor
+from benchmarks.relevance.floor_features import TermWeights, query_candidates
+from benchmarks.relevance.floor_report import floor_tables
 from benchmarks.relevance.corpus_store import BUILT_AT, build_store
 from benchmarks.relevance.methods import METHODS, PRODUCT, SINGLE_SIGNALS, Scorer
 from benchmarks.relevance.metrics import score_ranking
@@ -92,16 +95,21 @@ def rank_all(scorer, queries, method) -> dict:
     return {metric: round(mean(r[metric] for r in rows), 3) for metric in rows[0]}
 
 
-def evaluate_set(relevance_set, workdir: str) -> tuple[dict, Optional[dict]]:
+def evaluate_set(relevance_set, workdir: str) -> tuple[dict, Optional[dict], list]:
     """Mean metrics per method over the set's judged queries; for a set with queries nothing answers, also
-    what a relevance floor would be calibrated on (answerable next to unanswerable)."""
+    what a relevance floor would be calibrated on (answerable next to unanswerable); and every query's
+    candidates with their raw per-entry features (for the floor measured across sets)."""
     scorer, queries, nothing, store = prepare(relevance_set, workdir)
     try:
         metrics = {name: rank_all(scorer, queries, method) for name, method in METHODS.items()}
+        weights = TermWeights(store, len(relevance_set.drafts))
+        pairs = [(q, s, relevant) for q, (s, relevant) in zip(relevance_set.queries, queries)]
+        pairs += [(q, s, relevant) for q, (_, s, relevant) in zip(relevance_set.unanswerable, nothing)]
+        candidates = [query_candidates(q.key, s, relevant, scorer, weights, q.session) for q, s, relevant in pairs]
         if not nothing:
-            return metrics, None
+            return metrics, None, candidates
         named = [(q.key, *pair) for q, pair in zip(relevance_set.queries, queries)] + nothing
-        return metrics, calibrate(scorer, named, METHODS)
+        return metrics, calibrate(scorer, named, METHODS), candidates
     finally:
         store.close()
 
@@ -118,10 +126,11 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
         parser.error(f"--sets: no set named {', '.join(unknown) or repr(args.sets)} here; the sets: "
                      f"{', '.join(s.name for s in all_sets())}")
     started = time.monotonic()
-    results, about, floors = {}, {}, {}
+    results, about, floors, candidates = {}, {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="iflow-relevance-") as workdir:
         for relevance_set in sets:
-            results[relevance_set.name], floor = evaluate_set(relevance_set, workdir)
+            results[relevance_set.name], floor, candidates[relevance_set.name] = evaluate_set(relevance_set,
+                                                                                              workdir)
             about[relevance_set.name] = {"about": relevance_set.about, "entries": len(relevance_set.drafts),
                                          "queries": len(relevance_set.queries)}
             if floor is not None:
@@ -138,6 +147,11 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
         if name in floors:
             print(f"\n### {name}: answerable against unanswerable (for a relevance floor)\n")
             print(calibration_tables(floors[name]))
+    if "prompts" in candidates:
+        others = {name: found for name, found in candidates.items() if name != "prompts"}
+        floors["prompts"]["out_of_sample"] = measure_floor(candidates["prompts"], others)
+        print("\n### prompts: the relevance floor, out of sample\n")
+        print(floor_tables(floors["prompts"]["out_of_sample"]))
     elapsed = time.monotonic() - started
     print(f"\nTotal {elapsed:.0f} s.")
     out = Path(args.out)
