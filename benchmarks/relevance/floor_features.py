@@ -78,7 +78,10 @@ def query_candidates(key: str, s: Signals, relevant: dict[str, int], scorer, wei
     for path, scores in rankings.items():
         ranked = sorted(s.ids, key=lambda i: (-scores.get(i, 0.0), i))[:CANDIDATES]
         found.paths[path] = [Candidate(i, relevant.get(i, 0), {
-            "cosine": s.vector.get(i, 0.0), "bm25": s.keyword.get(i, 0.0),
+            "cosine": s.vector.get(i, 0.0),
+            # a prompt's clause can match an entry its whole text dilutes
+            "passage_cosine": max((p.vector.get(i, 0.0) for p in s.passages), default=0.0),
+            "bm25": s.keyword.get(i, 0.0),
             "bm25_idf": s.keyword.get(i, 0.0) / idf_sum,
             "cites": reference_match(scorer.cited.get(i, ()), files) if files else 0.0}) for i in ranked]
     return found
