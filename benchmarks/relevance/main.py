@@ -6,7 +6,8 @@ Each set is stored in a temporary SQLite store exactly as the product stores it 
 all-MiniLM-L6-v2 int8 model); signals come from the product's RetrieveAndRank; every method ranks the same
 signals. A set with prompts nothing answers (`prompts`) also gets the scores and raw signals of answerable
 against unanswerable prompts, what an absolute relevance floor would be calibrated on (issue 23), saved under
-"calibration". Not part of the test suite: it measures, it does not assert.
+"calibration", and that floor cross-validated over its prompts and applied to the other sets ("out_of_sample",
+floor.py). Not part of the test suite: it measures, it does not assert.
 """
 
 from __future__ import annotations
