@@ -16,6 +16,7 @@ from memory_core.ports.embedder import Embedder
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.keyword_index import KeywordIndex
 from memory_core.ports.vector_index import VectorIndex
+from memory_core.ranking.absolute_relevance import BM25, COSINE, PASSAGE_COSINE, relevance_model
 from memory_core.ranking.code_references import reference_scores
 from memory_core.ports.reference_index import ReferenceIndex
 from memory_core.ranking.context_query import text_passages
@@ -56,10 +57,14 @@ class _SearchBasis:
 
 @dataclass
 class RankedEntry:
-    """An entry with its final score."""
+    """An entry with its final score; from `search`, also its raw signals and absolute relevance."""
 
     entry: Entry
     score: float
+    signals: Mapping[str, float] = field(default_factory=dict)
+    """Raw cosine, best clause cosine and BM25 (see `absolute_relevance`); empty outside `search`."""
+    relevance: Optional[float] = None
+    """0-1 on a fixed scale (None outside `search`): comparable across queries, unlike `score`."""
 
 
 @dataclass
@@ -225,6 +230,7 @@ class RetrieveAndRank:
             stats = [s for s in stats if s.category == category]
         kept = self._kept_for_search(stats)  # a host searching again and again reuses what did not change
         vector_scores, keyword_scores = _only_these(kept.ids, vector_scores, keyword_scores)
+        passages: list[PassageSignals] = []
         if self._ranking == "spec":
             scores, used = scores_with_prominence(kept.prominences, vector_scores, keyword_scores, self._weights)
         else:
@@ -240,9 +246,35 @@ class RetrieveAndRank:
         top = [kept.by_id[i] for i in sorted(chosen, key=lambda i: (-scores[i], i))]
         entries = {e.id: e for e in self._store.get_many([s.id for s in top])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in top if s.id in entries]
+        self._add_relevance(query, selected, vector_scores, keyword_scores, vector.ran,
+                            [p.vector for p in passages] if passages else None)
         total = len(stats) if summary is None else summary.total
         return Retrieval(selected=selected, total=total, context_query=query, vector=vector,
                          keyword=keyword, weights=used)
+
+    def _add_relevance(self, query: str, selected: list[RankedEntry], vector_scores: Mapping[str, float],
+                       keyword_scores: Mapping[str, float], vector_ran: bool,
+                       clause_cosines: Optional[list[Mapping[str, float]]] = None) -> None:
+        """Give each selected entry its raw signals and absolute relevance (a query of several clauses has each
+        clause embedded, unless the ranking did already (`clause_cosines`): a clause can match an entry the
+        whole query dilutes)."""
+        model = relevance_model(vector_ran)
+        wanted = [r.entry.id for r in selected]
+        if clause_cosines is None and vector_ran and len(texts := text_passages(query)) > 1:
+            try:
+                clause_cosines = [self._vector_index.similarities(self._embedder.embed_query(t)) for t in texts]
+            except EmbeddingError:
+                clause_cosines = None  # the whole query's cosine stands in for its clauses'
+        clause_best: dict[str, float] = {}
+        for found in (clause_cosines or []) if vector_ran else []:
+            for i in wanted:
+                clause_best[i] = max(clause_best.get(i, -1.0), found.get(i, 0.0))
+        for ranked in selected:
+            i = ranked.entry.id
+            cosine = vector_scores.get(i, 0.0) if vector_ran else 0.0
+            ranked.signals = {COSINE: cosine, PASSAGE_COSINE: clause_best.get(i, cosine),
+                              BM25: keyword_scores.get(i, 0.0)}
+            ranked.relevance = model.relevance(ranked.signals)
 
     def _kept_for_search(self, stats: list[EntryStats]) -> "_SearchBasis":
         """The entries' ids and prominences, kept while their counters are the same and within the minute."""
