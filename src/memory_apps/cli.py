@@ -139,10 +139,10 @@ def _run(arguments: list[str]) -> int:
     except SystemExit as exc:
         failed = exc.code not in (0, None)  # --help and --version print only themselves
         if arguments[:1] == ["hook"]:
-            if failed:
+            if failed and "session-start" in arguments:
                 from memory_apps.session.claude_hook import hook_output
 
-                print(hook_output(""))  # Claude Code still gets valid hook JSON
+                print(hook_output(""))  # Claude Code still gets valid hook JSON (the other hooks: nothing)
             return 0
         if arguments[:1] == ["inject"]:
             return 0  # the hook path never fails, even on a bad flag (the error is on stderr)

@@ -14,9 +14,13 @@ from memory_apps.store_paths import STORE_HELP
 def _hook(args: argparse.Namespace) -> int:
     import gc
 
+    gc.disable()  # a short-lived hook process
+    if args.event != "session-start":
+        from memory_apps.session.moment_hook import run_moment_hook
+
+        return run_moment_hook(args.event, args.project_root, args.global_store, args.defer_to_project)
     from memory_apps.session.claude_hook import session_start
 
-    gc.disable()  # a short-lived hook process
     return session_start(args.project_root, args.global_store, args.limit, fast_exit=True,
                          defer_to_project=args.defer_to_project)
 
@@ -36,18 +40,32 @@ def add_inject(commands, fmt) -> None:
     inject.set_defaults(handler=injector.inject, fast_exit=True)  # a process of its own: leave without teardown
 
 
+HOOK_EVENTS = {
+    "session-start": "SessionStart: the session's memory block (clear and compact get an empty one)",
+    "user-prompt-submit": "UserPromptSubmit: at most 3 learnings relevant to the prompt, or nothing",
+    "pre-tool-use": "PreToolUse (Read, Edit, MultiEdit, Write): at most 2 learnings citing the file, or nothing",
+}
+
+
 def add_hook(commands, fmt) -> None:
-    """Register `hook session-start`."""
+    """Register `hook session-start|user-prompt-submit|pre-tool-use`."""
+    events = "\n".join(f"  {name:<19} {text}" for name, text in HOOK_EVENTS.items())
     hook = commands.add_parser(
-        "hook", help="Claude Code hooks (session-start)", formatter_class=fmt,
+        "hook", help="Claude Code hooks (session-start, user-prompt-submit, pre-tool-use)", formatter_class=fmt,
         description="Read a Claude Code hook event on stdin and answer with hook JSON. Always exits 0.",
-        epilog="example:\n  echo '{\"source\": \"startup\", \"cwd\": \".\"}' | iflow-memory hook session-start\n\n"
-               "clear and compact events get an empty additionalContext.\n\n"
+        epilog=f"events:\n{events}\n\n"
+               "examples:\n  echo '{\"source\": \"startup\", \"cwd\": \".\"}' | iflow-memory hook session-start\n"
+               "  echo '{\"session_id\": \"s1\", \"cwd\": \".\", \"prompt\": \"why does the parser drop rows?\"}' "
+               "| iflow-memory hook user-prompt-submit\n\n"
+               "The prompt and file hooks print nothing when nothing is relevant or new to the session, answer\n"
+               "within 1 s (IFLOW_MEMORY_HOOK_DEADLINE_S) and keep the model loaded in a private warm process\n"
+               "(a Unix socket under the store; it ends itself after 15 idle minutes; IFLOW_MEMORY_WARM=off: none).\n\n"
                "exit status: always 0 (an unreadable event or a bad flag still gets valid hook JSON)")
-    hook.add_argument("event", choices=["session-start"], help="the hook event")
+    hook.add_argument("event", choices=list(HOOK_EVENTS), help="the hook event")
     hook.add_argument("--project-root", default=None, help="project (default: $CLAUDE_PROJECT_DIR, the event's cwd)")
     hook.add_argument("--global-store", default=None, help=STORE_HELP)
-    hook.add_argument("--limit", type=int, default=None, help="entries to inject (default: memory_injection_limit)")
+    hook.add_argument("--limit", type=int, default=None,
+                      help="session-start: entries to inject (default: memory_injection_limit)")
     hook.add_argument("--defer-to-project", action="store_true",
                       help="inject nothing in a project whose own .claude/settings(.local).json run this hook "
                            "(what `install-claude --scope user` writes: the memory comes once)")

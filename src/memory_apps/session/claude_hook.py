@@ -24,7 +24,8 @@ def hook_output(context: str) -> str:
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}})
 
 
-def _project_root(event: dict, explicit: Optional[str]) -> str:
+def project_root_of(event: dict, explicit: Optional[str]) -> str:
+    """The project a hook answers for: `--project-root`, else $CLAUDE_PROJECT_DIR, else the event's cwd."""
     from memory_apps.session.shell import current_directory
 
     candidates = [explicit, os.environ.get("CLAUDE_PROJECT_DIR"), event.get("cwd")]
@@ -58,12 +59,19 @@ def session_start(project_root: Optional[str] = None, global_store: Optional[str
             return False
         return True
 
-    if str(event.get("source", "startup")) in SKIPPED_SOURCES or (
-            defer_to_project and _project_runs_hook(_project_root(event, project_root))):
+    root = project_root_of(event, project_root)
+    deferred = defer_to_project and _project_runs_hook(root)
+    shown: list[str] = []
+    if str(event.get("source", "startup")) in SKIPPED_SOURCES or deferred:
         emit("")
     else:
-        answer_session(_project_root(event, project_root), global_store, limit,
-                       session_deadline(process_start=fast_exit), emit, watchdog=fast_exit)
+        answer_session(root, global_store, limit, session_deadline(process_start=fast_exit), emit,
+                       watchdog=fast_exit, shown_ids=shown)
+    if not deferred:  # the project's own hook keeps this session's ledger
+        from memory_apps.session.moment import record_session_start
+        from memory_apps.store_paths import global_store_dir
+
+        record_session_start(global_store_dir(global_store), event, shown)
     if fast_exit:
         sys.stderr.flush()
         os._exit(0)  # no teardown cost; the embedding worker must neither keep the hook alive nor crash it

@@ -143,11 +143,11 @@ def print_block(block: str) -> bool:
 
 def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory: Callable[[], Any],
                   deadline: Deadline, emit: Callable[[str], Optional[bool]] = print_block,
-                  progress: Optional[SessionProgress] = None) -> str:
+                  progress: Optional[SessionProgress] = None, shown_ids: Optional[list] = None) -> str:
     """Produce the session's block and hand it to `emit` (which prints it and returns False when it could not),
     then count recalls and do the session's other writes; never raises for a database problem (the markdown
     pipeline answers then). The wiring is the container or the hook's (`resolver.hook_wiring`); `progress`
-    follows the stages."""
+    follows the stages; `shown_ids` (when given) receives the ids of the entries the printed block showed."""
     if not settings.injection_enabled or request.limit == 0:
         emit("")
         return ""
@@ -187,7 +187,8 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         emit(block)
         _finish(session, answer, [])
         return block
-    return _emit_semantic(request, settings, session, answer, emit, wiring.clock().now)
+    return _emit_semantic(request, settings, session, answer, emit, wiring.clock().now,
+                          shown_ids if shown_ids is not None else [])
 
 
 def _finish(session, answer: SessionAnswer, shown_ids: list[str]) -> None:
@@ -209,7 +210,7 @@ def _report_import(answer: SessionAnswer) -> None:
 
 
 def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answer: SessionAnswer,
-                   emit: Callable[[str], Optional[bool]], now: Callable[[], datetime]) -> str:
+                   emit: Callable[[str], Optional[bool]], now: Callable[[], datetime], shown_ids: list) -> str:
     result = answer.retrieval
     if not result.selected:
         emit("")
@@ -222,6 +223,7 @@ def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answ
     shown = emit(block) is not False  # a closed stdout showed nothing: nothing is counted as recalled
     _finish(session, answer, [r.entry.id for r in result.selected] if shown else [])
     if shown:
+        shown_ids.extend(r.entry.id for r in result.selected)
         write_tracking(request.global_store, semantic_record(result, project_name(request.project_root), now()))
     return block
 

@@ -12,16 +12,16 @@ from memory_core.session.deadline import Deadline
 DEADLINE_ENV = "IFLOW_MEMORY_SESSION_DEADLINE_S"
 
 
-def session_deadline(process_start: bool) -> Deadline:
-    """The session's deadline: counted from the start of the process for the hook processes (the interpreter's
-    start-up and imports count too), from now for in-process callers."""
+def session_deadline(process_start: bool, seconds: Optional[float] = None) -> Deadline:
+    """The session's deadline (`seconds`, default the session start's): counted from the start of the process
+    for the hook processes (the interpreter's start-up and imports count too), from now for in-process callers."""
     from memory_apps.wiring.adapter_functions import process_started_at
     from memory_apps.session.injection import SESSION_DEADLINE_S
     from memory_core.session.deadline import MonotonicTicker
 
     ticker = MonotonicTicker()
     start = process_started_at() if process_start else ticker.monotonic()
-    return Deadline(ticker, start + deadline_seconds(SESSION_DEADLINE_S))
+    return Deadline(ticker, start + (deadline_seconds(SESSION_DEADLINE_S) if seconds is None else seconds))
 
 
 def current_directory() -> str:
@@ -33,10 +33,11 @@ def current_directory() -> str:
         return ""
 
 
-def deadline_seconds(default: float) -> float:
-    """The session deadline in seconds: `IFLOW_MEMORY_SESSION_DEADLINE_S` when it is a number (kept within
-    0.5-60 s; for a hook configured with a longer timeout, or a test whose point is not speed), else `default`."""
-    raw = os.environ.get(DEADLINE_ENV, "")
+def deadline_seconds(default: float, variable: str = DEADLINE_ENV) -> float:
+    """The session deadline in seconds: `IFLOW_MEMORY_SESSION_DEADLINE_S` (or `variable`) when it is a number
+    (kept within 0.5-60 s; for a hook configured with a longer timeout, or a test whose point is not speed),
+    else `default`."""
+    raw = os.environ.get(variable, "")
     try:
         value = float(raw)
     except ValueError:
@@ -45,10 +46,12 @@ def deadline_seconds(default: float) -> float:
 
 
 def answer_session(project_root: str, global_store: Optional[str], limit: Optional[int], deadline: Deadline,
-                   emit: Callable[[str], Optional[bool]], watchdog: bool = False) -> str:
+                   emit: Callable[[str], Optional[bool]], watchdog: bool = False,
+                   shown_ids: Optional[list] = None) -> str:
     """Load the project's settings, run the session start and hand the block to `emit` (once); never raises.
     With `watchdog` (a hook process of its own), the process ends a little after the deadline whatever it waits
-    for (see `session_watchdog`), having printed the markdown pipeline's block if the semantic one was not out."""
+    for (see `session_watchdog`), having printed the markdown pipeline's block if the semantic one was not out.
+    `shown_ids` receives the ids of the entries the printed block showed."""
     from memory_core.session.progress import SessionProgress
 
     emitted: list[str] = []
@@ -83,7 +86,7 @@ def answer_session(project_root: str, global_store: Optional[str], limit: Option
         if guard is not None:
             guard.server = configured_url(settings.database_url) is not None
         return run_injection(request, settings, lambda: hook_wiring(settings, store, seconds_left=deadline.remaining()),
-                             deadline, emit_once, progress=progress)
+                             deadline, emit_once, progress=progress, shown_ids=shown_ids)
     except BaseException as exc:  # noqa: BLE001 - a session start must never crash its hook
         if not isinstance(exc, KeyboardInterrupt):
             print(f"iflow-memory: injection failed: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -107,6 +107,13 @@ def background_work(global_store: str):
     return BackgroundWork(global_store)
 
 
+def session_ledger(global_store: str, clock):
+    """What each agent session was shown by the hooks, one private file per session in the global store."""
+    from memory_adapters.shared_work.file_session_ledger import FileSessionLedger
+
+    return FileSessionLedger(global_store, clock)
+
+
 def embedder(provider: str, model: str, model_cache: Optional[str], write_model_cache: bool):
     """The embedding adapter of a provider name (`model` '' is its default); ProviderUnavailable for a name no
     adapter answers to. The local model keeps its optimised copy in `model_cache` (built only when

@@ -1,0 +1,255 @@
+"""The prompt and file hooks' answers (issue 23), the same in a hook process of its own and in the warm process.
+
+Each answer is the hook JSON to print, or "" (print nothing) when nothing passes: no learning relevant enough,
+nothing new for this session, a tool that reads no file. What the session was shown goes to its ledger, and the
+entries shown count as recalled, once the answer is out (`HookAnswer.commit`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Callable, Optional
+
+from memory_core.errors import StorageError
+from memory_core.ports.session_ledger import InvalidSessionId, SessionShown, checked_session_id
+from memory_core.ranking.context_query import text_passages
+from memory_core.session.deadline import Deadline
+from memory_core.session.moment_rendering import FILE_TITLE, PROMPT_TITLE, render_moment_block
+from memory_core.usecases.recall import prompt_query, recall_for_file, recall_for_prompt
+
+PROMPT_HOOK, FILE_HOOK = "user-prompt-submit", "pre-tool-use"
+EVENT_NAMES = {PROMPT_HOOK: "UserPromptSubmit", FILE_HOOK: "PreToolUse"}
+FILE_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write"})
+HOOK_DEADLINE_S = 1.0
+"""From the start of the hook process (or the request's arrival in the warm process): the answer is out by then."""
+DEADLINE_ENV = "IFLOW_MEMORY_HOOK_DEADLINE_S"
+EMBED_RESERVE_S = 0.2
+"""What ranking, rendering and the ledger need after the query vector: past that, the keyword path answers."""
+LEDGER_MAX_AGE, LEDGER_KEEP = timedelta(days=7), 200
+KEPT_WIRINGS = 4
+NO_VECTOR_IN_TIME = "query embedding not ready by the deadline"
+
+
+@dataclass
+class HookCall:
+    """One hook event to answer, and where."""
+
+    hook: str
+    event: dict
+    project_root: str
+    global_store: str
+    defer_to_project: bool = False
+
+
+@dataclass
+class HookAnswer:
+    """What to print (hook JSON, or "" for nothing), and what to record once it is printed."""
+
+    output: str = ""
+    commit: Callable[[], None] = field(default=lambda: None)
+
+
+def hook_json(hook: str, context: str) -> str:
+    """The answer Claude Code reads for this hook: additional context, nothing that allows or blocks."""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": EVENT_NAMES[hook], "additionalContext": context}})
+
+
+def prompt_hash(prompt: str) -> str:
+    """What the ledger keeps of a prompt: never its text."""
+    return hashlib.sha256(prompt.strip().encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def file_in_project(file_path: object, project_root: str, cwd: object = None) -> Optional[str]:
+    """The file's path relative to the project (as references are written), or None outside it or unusable."""
+    if not isinstance(file_path, str) or not file_path.strip() or "\0" in file_path:
+        return None
+    base = cwd if isinstance(cwd, str) and cwd else project_root
+    path = os.path.realpath(os.path.join(base, file_path))
+    root = os.path.realpath(project_root)
+    if path != root and not path.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    relative = os.path.relpath(path, root)
+    return None if relative == "." else relative.replace(os.sep, "/")
+
+
+class MomentHost:
+    """Answers prompt and file hooks; keeps, per settings and store, the wiring and the searches' model and
+    vectors, so the warm process answers its next call without loading them again."""
+
+    def __init__(self, keep_models: bool = False) -> None:
+        self._keep_models = keep_models
+        self._wirings: OrderedDict[tuple, tuple[Any, Any]] = OrderedDict()
+
+    def answer(self, call: HookCall, deadline: Deadline) -> HookAnswer:
+        """The answer to one hook call; never raises (a failure answers nothing and says why on stderr)."""
+        try:
+            return self._answer(call, deadline)
+        except Exception as exc:  # noqa: BLE001 - a hook must never fail the prompt or the tool call
+            print(f"iflow-memory: {call.hook} hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return HookAnswer()
+
+    def _answer(self, call: HookCall, deadline: Deadline) -> HookAnswer:
+        from memory_apps.config import load_config
+
+        if call.hook not in EVENT_NAMES or not os.path.isdir(call.project_root):
+            return HookAnswer()
+        if not os.path.isdir(call.global_store):  # a hook never creates a store: the session start does
+            return HookAnswer()
+        settings = load_config(call.project_root)
+        if not settings.injection_enabled or not settings.semantic_enabled:
+            return HookAnswer()
+        if call.defer_to_project and _project_runs(call.project_root, EVENT_NAMES[call.hook]):
+            return HookAnswer()
+        wiring, kept = self._wiring(settings, call.global_store)
+        session = _session_id(call.event)
+        ledger = wiring.session_ledger()
+        shown = _shown(ledger, session)
+        if call.hook == PROMPT_HOOK:
+            return self._prompt(call, wiring, kept, ledger, session, shown, deadline)
+        return self._file(call, wiring, ledger, session, shown)
+
+    def _wiring(self, settings, global_store: str):
+        from memory_apps.session.kept_retrieval import KeptRetrieval
+        from memory_apps.wiring.resolver import RecipeWiring
+        from memory_apps.wiring.values import container_values
+
+        key = (settings, global_store)
+        if key not in self._wirings:
+            values = container_values(settings, global_store, hook_path=True, keep_models=self._keep_models)
+            wiring = RecipeWiring(values)
+            self._wirings[key] = (wiring, KeptRetrieval(wiring))
+            while len(self._wirings) > KEPT_WIRINGS:
+                self._wirings.popitem(last=False)
+        self._wirings.move_to_end(key)
+        return self._wirings[key]
+
+    def _prompt(self, call: HookCall, wiring, kept, ledger, session: Optional[str], shown: SessionShown,
+                deadline: Deadline) -> HookAnswer:
+        from memory_apps.wiring.adapter_functions import remembered_project_scopes
+
+        prompt = call.event.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            return HookAnswer()
+        asked = prompt_hash(prompt)
+        if asked in shown.prompt_hashes:  # the same prompt again: what it calls for was shown already
+            return HookAnswer()
+        scopes = remembered_project_scopes(call.project_root, call.global_store)
+        retrieve = _retrieve_within(wiring, kept, prompt_query(prompt), deadline)
+        recall = recall_for_prompt(retrieve, prompt, scopes, shown.entry_ids)
+        items = [(r.entry, f"relevance {r.relevance:.2f}") for r in recall.shown]
+        state = "active" if recall.vector.ran else f"keywords only ({recall.vector.reason})"
+        diagnostic = (f"*Memory: {len(items)} of {recall.total} for this prompt | semantic: {state} "
+                      f"| floor: relevance {recall.model.hook_floor:.2f}*")
+        block = render_moment_block(PROMPT_TITLE, items, diagnostic)
+        ids = [r.entry.id for r in recall.shown]
+        return HookAnswer(hook_json(PROMPT_HOOK, block) if block else "",
+                          lambda: _commit(wiring, ledger, session, ids, prompts=[asked]))
+
+    def _file(self, call: HookCall, wiring, ledger, session: Optional[str], shown: SessionShown) -> HookAnswer:
+        from memory_apps.wiring.adapter_functions import remembered_project_scopes
+
+        if call.event.get("tool_name") not in FILE_TOOLS:
+            return HookAnswer()
+        tool_input = call.event.get("tool_input")
+        raw = tool_input.get("file_path") if isinstance(tool_input, dict) else None
+        path = file_in_project(raw, call.project_root, call.event.get("cwd"))
+        if path is None or path in shown.file_paths:
+            return HookAnswer()
+        scopes = remembered_project_scopes(call.project_root, call.global_store)
+        store = wiring.store()
+        matches = recall_for_file(store, store, path, scopes, shown.entry_ids)
+        items = [(m.entry, f"cites {m.cited} ({m.how})") for m in matches]
+        diagnostic = f"*Memory: {len(items)} for {path} | by what they cite: the file, its name, its directory*"
+        block = render_moment_block(FILE_TITLE, items, diagnostic)
+        ids = [m.entry.id for m in matches]
+        return HookAnswer(hook_json(FILE_HOOK, block) if block else "",
+                          lambda: _commit(wiring, ledger, session, ids, files=[path]))
+
+
+def _retrieve_within(wiring, kept, text: str, deadline: Deadline):
+    """The searches' use case once the query (and its clauses) are embedded, or one without vectors when the
+    model does not answer before the deadline (loading it is most of a cold hook's time)."""
+    retrieve = kept.current()
+    if retrieve.embedder is None or retrieve.vector_index is None:
+        return retrieve
+    clauses = text_passages(text)
+    texts = list(dict.fromkeys([text] + (clauses if len(clauses) > 1 else [])))
+    done = threading.Event()
+
+    def embed() -> None:
+        try:
+            for t in texts:  # remembered: the search asks for the same texts and gets them at once
+                retrieve.embedder.embed_query(t)
+        except Exception:  # noqa: BLE001 - the search asks again and reports the failure on its line
+            pass
+        finally:
+            done.set()
+
+    threading.Thread(target=embed, name="iflow-memory-query", daemon=True).start()
+    if deadline.earlier(EMBED_RESERVE_S).wait(done):
+        return retrieve
+    return wiring.retrieve(embedder=None, vector_index=None, embedder_problem=NO_VECTOR_IN_TIME)
+
+
+def _session_id(event: dict) -> Optional[str]:
+    try:
+        return checked_session_id(event.get("session_id"))
+    except InvalidSessionId:
+        return None  # no ledger for this call: it can still be answered
+
+
+def _shown(ledger, session: Optional[str]) -> SessionShown:
+    if session is None:
+        return SessionShown()
+    try:
+        return ledger.shown(session)
+    except StorageError as exc:
+        print(f"iflow-memory: session ledger unreadable: {exc}", file=sys.stderr)
+        return SessionShown()
+
+
+def _commit(wiring, ledger, session: Optional[str], ids: list[str], prompts=(), files=()) -> None:
+    """Remember what the session was shown and count the shown entries as recalled; never raises."""
+    try:
+        if session is not None:
+            ledger.record(session, ids, prompts, files)
+        if ids:
+            wiring.store().record_recall(ids, wiring.clock().now())
+    except (StorageError, OSError) as exc:
+        print(f"iflow-memory: recall not recorded: {exc}", file=sys.stderr)
+
+
+def _project_runs(project_root: str, event_name: str) -> bool:
+    """Whether the project's own settings run this hook (then a user-scope one stays quiet)."""
+    from memory_apps.claude.settings import project_hook_file
+
+    try:
+        return project_hook_file(project_root, event_name) is not None
+    except Exception:  # noqa: BLE001 - settings we cannot make sense of must not cost the prompt its memory
+        return False
+
+
+def record_session_start(global_store: str, event: dict, shown_ids: list[str]) -> None:
+    """The session-start hook's part of the ledger: a compacted or cleared context starts it over, what a
+    session start shows is never shown again by the prompt and file hooks, old sessions are pruned."""
+    from memory_apps.wiring.resolver import plain_wiring
+
+    session = _session_id(event)
+    if session is None or not os.path.isdir(global_store):
+        return
+    try:
+        ledger = plain_wiring(global_store).session_ledger()
+        if str(event.get("source", "startup")) in ("clear", "compact"):
+            ledger.start_over(session)
+        if shown_ids:
+            ledger.record(session, shown_ids)
+        ledger.prune(LEDGER_MAX_AGE, LEDGER_KEEP)
+    except (StorageError, OSError) as exc:
+        print(f"iflow-memory: session ledger not updated: {exc}", file=sys.stderr)

@@ -1,0 +1,108 @@
+"""Recall at the moment of need (issue 23): the few learnings a prompt or a file calls for, or none.
+
+A prompt's candidates are the spec ranking's first few for the prompt's text; only those whose absolute
+relevance passes the hook's floor are shown, so a prompt nothing in the store answers gets nothing. A file's are
+the learnings whose `references` cite it: the same path first, then the same file name, then the same directory.
+Whatever the session was shown already is left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Collection, Optional, Sequence
+
+from memory_core.entries.records import Entry
+from memory_core.ports.candidate_source import CandidateSource
+from memory_core.ports.entry_store import EntryStore
+from memory_core.ports.reference_index import ReferenceIndex
+from memory_core.ranking.absolute_relevance import RelevanceModel, relevance_model
+from memory_core.ranking.code_references import SAME_FILE_NAME, SAME_PATH, reference_match
+from memory_core.usecases.retrieve import RankedEntry, RetrieveAndRank, SignalReport
+
+PROMPT_LIMIT = 3
+FILE_LIMIT = 2
+PROMPT_CANDIDATES = 10
+"""The floor was fitted over the ranking's first 10 for each prompt (benchmarks/relevance/floor_features.py)."""
+MAX_PROMPT_CHARS = 2_000
+"""A pasted log or file is not a question: its first part is what the prompt is about, and FTS5 and the model
+would only spend the deadline on the rest (the model reads 256 tokens anyway)."""
+
+
+@dataclass
+class PromptRecall:
+    """The learnings for one prompt, best first, and how they were chosen (for the diagnostic line)."""
+
+    shown: list[RankedEntry]
+    model: RelevanceModel
+    considered: int
+    total: int
+    vector: SignalReport = field(default_factory=SignalReport)
+    keyword: SignalReport = field(default_factory=SignalReport)
+
+
+@dataclass
+class FileMatch:
+    """A learning that cites a file, and how closely (1.0 same path, 0.6 same file name, 0.3 same directory)."""
+
+    entry: Entry
+    match: float
+    cited: str
+    """The reference that matched, as the learning wrote it."""
+
+    @property
+    def how(self) -> str:
+        """`same file`, `same file name` or `same directory`."""
+        if self.match >= SAME_PATH:
+            return "same file"
+        return "same file name" if self.match >= SAME_FILE_NAME else "same directory"
+
+
+def prompt_query(prompt: str) -> str:
+    """The text a prompt is searched with: itself, trimmed, its first MAX_PROMPT_CHARS characters."""
+    return prompt.strip()[:MAX_PROMPT_CHARS]
+
+
+def recall_for_prompt(retrieve: RetrieveAndRank, prompt: str, scopes: Optional[Sequence[str]],
+                      already_shown: Collection[str] = (), limit: int = PROMPT_LIMIT) -> PromptRecall:
+    """At most `limit` learnings over the hook floor for `prompt`, none the session was shown already."""
+    text = prompt_query(prompt)
+    found = retrieve.search(text, limit=PROMPT_CANDIDATES + min(len(already_shown), PROMPT_CANDIDATES),
+                            scopes=scopes)
+    model = relevance_model(found.vector.ran)
+    fresh = [r for r in found.selected if r.entry.id not in already_shown]
+    if model.order_by_relevance:  # stable: equal relevance keeps the ranking's order
+        candidates = sorted(fresh[:PROMPT_CANDIDATES], key=lambda r: -(r.relevance or 0.0))
+    else:  # the keyword model was fitted on the ranking's first few as they come
+        candidates = fresh[:limit]
+    shown = [r for r in candidates if (r.relevance or 0.0) >= model.hook_floor][:limit]
+    return PromptRecall(shown, model, len(candidates), found.total, found.vector, found.keyword)
+
+
+def recall_for_file(store: EntryStore, references: ReferenceIndex, path: str, scopes: Optional[Sequence[str]],
+                    already_shown: Collection[str] = (), limit: int = FILE_LIMIT) -> list[FileMatch]:
+    """At most `limit` learnings citing `path` (repository-relative), closest first, none shown already."""
+    matches: dict[str, tuple[float, str]] = {}
+    for entry_id, cited in references.cited_files().items():
+        if entry_id in already_shown:
+            continue
+        best = max(((reference_match([c], [path]), c) for c in cited), default=(0.0, ""))
+        if best[0] > 0.0:
+            matches[entry_id] = best
+    if not matches:
+        return []
+    visible = _visible(store, list(matches), scopes)
+    entries = {e.id: e for e in store.get_many([i for i in matches if i in visible])}
+    # Closest first; among equals the learning observed most often, then the newest, then by id (stable).
+    ranked = sorted(entries.values(), key=lambda e: (-matches[e.id][0], -e.observation_count,
+                                                     -e.updated_at.timestamp(), e.id))
+    return [FileMatch(e, *matches[e.id]) for e in ranked[:limit]]
+
+
+def _visible(store: EntryStore, ids: list[str], scopes: Optional[Sequence[str]]) -> set[str]:
+    """Which of `ids` a session of these scopes may see (universal entries and the scopes' own)."""
+    if scopes is None:
+        return set(ids)
+    if isinstance(store, CandidateSource):
+        return {s.id for s in store.ranking_stats_of(ids, scopes)}
+    wanted = set(ids)
+    return {s.id for s in store.ranking_stats(scopes) if s.id in wanted}
