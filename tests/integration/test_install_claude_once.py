@@ -68,10 +68,11 @@ def test_local_project_user_inject_the_memory_once_and_say_where_the_hook_is(cla
     assert all(result.code == 0 for result in outputs)
     assert sorted(counts) == [0, 12], "one hook injects the 12 entries; the user's stays quiet here"
     assert injected(user_hook, elsewhere, isolated_home) == 12, "a project without its own hook gets the user's"
-    assert any(f"SessionStart hook removed: {shared_settings(project)} runs it now" in line
-               for line in outputs[1].lines), outputs[1].out
-    assert f"note: {shared_settings(project)} already runs the hook for this project; the user-scope hook stays " \
-           "quiet there, so its sessions get the memory once" in outputs[2].lines, outputs[2].out
+    assert any(f"SessionStart, UserPromptSubmit and PreToolUse hooks removed: {shared_settings(project)} runs them "
+               "now" in line for line in outputs[1].lines), outputs[1].out
+    assert f"note: {shared_settings(project)} already runs the SessionStart, UserPromptSubmit and PreToolUse hooks " \
+           "for this project; the user-scope hooks stay quiet there, so its sessions get the memory once" \
+           in outputs[2].lines, outputs[2].out
 
 
 def test_a_personal_hook_beside_the_shared_one_goes_at_the_next_local_install(claude_install, project):
