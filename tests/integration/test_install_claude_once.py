@@ -46,13 +46,14 @@ def test_any_order_of_scopes_leaves_one_hook_that_injects(claude_install, projec
     for scope in order:
         assert claude_install("--scope", scope).code == 0
 
-    hooks = installed_hooks(project, isolated_home)
-    project_own = [c for path in (shared_settings(project), local_settings(project)) if path.exists()
-                   for c in hook_commands(path)]
+    for event in ("SessionStart", "UserPromptSubmit", "PreToolUse"):
+        project_own = [c for path in (shared_settings(project), local_settings(project)) if path.exists()
+                       for c in hook_commands(path, event)]
+        [user_hook] = hook_commands(user_settings(isolated_home), event)
 
-    assert len(project_own) == 1, "the project's own files run the hook once"
-    assert len(hooks) == 2 and hook_commands(user_settings(isolated_home))[0].endswith("--defer-to-project"), \
-        "the user's hook serves every other project and leaves this one to its own"
+        assert len(project_own) == 1, f"the project's own files run the {event} hook once"
+        assert user_hook.endswith("--defer-to-project"), \
+            f"the user's {event} hook serves every other project and leaves this one to its own"
 
 
 def test_local_project_user_inject_the_memory_once_and_say_where_the_hook_is(claude_install, tmp_path,

@@ -99,7 +99,7 @@ class _FilePlan:
 
     def _what(self) -> str:
         added, updated, unchanged = (self.placed.get(status, []) for status in ("added", "updated", "unchanged"))
-        if added and not (updated or unchanged or self.removed):
+        if self.original is None:  # a new file: "created X (… hooks)"
             return hooks_phrase(added)
         parts = [f"{hooks_phrase(events)} {status}" for status, events in (("added", added), ("updated", updated))
                  if events]

@@ -134,7 +134,8 @@ def remove_our_hook(groups: list, event: str = SESSION_START, keep: Optional[dic
         hooks = group.get("hooks") if isinstance(group, dict) else None
         if not isinstance(hooks, list):
             continue
-        kept = [h for h in hooks if h is keep or not (isinstance(h, dict) and is_our_hook(h.get("command", ""), event))]
+        kept = [h for h in hooks
+                if h is keep or not (isinstance(h, dict) and is_our_hook(h.get("command", ""), event))]
         if len(kept) != len(hooks):
             removed = True
             if kept:
