@@ -12,6 +12,8 @@ from tests._helpers import PYTHON
 
 VENV_BIN = str(Path(PYTHON).parent)
 PORTABLE_HOOK = "iflow-memory hook session-start"
+EVENT_COMMANDS = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit",
+                  "PreToolUse": "pre-tool-use"}
 MCP_HINT = "pip install 'iflow-memory[mcp]'"
 
 
@@ -46,9 +48,22 @@ def claude_json(home: Path) -> Path:
     return home / ".claude.json"
 
 
-def hook_commands(path: Path) -> list[str]:
-    return [hook["command"] for group in read(path)["hooks"]["SessionStart"] for hook in group.get("hooks", [])
-            if "hook session-start" in hook["command"]]
+def hook_commands(path: Path, event: str = "SessionStart") -> list[str]:
+    """Every iflow-memory hook command for `event` in a settings file."""
+    groups = read(path).get("hooks", {}).get(event, [])
+    return [hook["command"] for group in groups for hook in group.get("hooks", [])
+            if f"hook {EVENT_COMMANDS[event]}" in hook["command"]]
+
+
+def _runs_ours(group: dict, event: str) -> bool:
+    return any(f"hook {EVENT_COMMANDS[event]}" in hook.get("command", "") for hook in group.get("hooks", []))
+
+
+def our_entries(path: Path) -> dict[str, list[dict]]:
+    """Per event, the groups that hold an iflow-memory hook, as written (matcher, hooks with their timeouts)."""
+    hooks = read(path).get("hooks", {}) if path.exists() else {}
+    found = {event: [group for group in hooks.get(event, []) if _runs_ours(group, event)] for event in EVENT_COMMANDS}
+    return {event: groups for event, groups in found.items() if groups}
 
 
 def local_server(home: Path, project: Path) -> dict:

@@ -46,13 +46,14 @@ def test_any_order_of_scopes_leaves_one_hook_that_injects(claude_install, projec
     for scope in order:
         assert claude_install("--scope", scope).code == 0
 
-    hooks = installed_hooks(project, isolated_home)
-    project_own = [c for path in (shared_settings(project), local_settings(project)) if path.exists()
-                   for c in hook_commands(path)]
+    for event in ("SessionStart", "UserPromptSubmit", "PreToolUse"):
+        project_own = [c for path in (shared_settings(project), local_settings(project)) if path.exists()
+                       for c in hook_commands(path, event)]
+        [user_hook] = hook_commands(user_settings(isolated_home), event)
 
-    assert len(project_own) == 1, "the project's own files run the hook once"
-    assert len(hooks) == 2 and hook_commands(user_settings(isolated_home))[0].endswith("--defer-to-project"), \
-        "the user's hook serves every other project and leaves this one to its own"
+        assert len(project_own) == 1, f"the project's own files run the {event} hook once"
+        assert user_hook.endswith("--defer-to-project"), \
+            f"the user's {event} hook serves every other project and leaves this one to its own"
 
 
 def test_local_project_user_inject_the_memory_once_and_say_where_the_hook_is(claude_install, tmp_path,
@@ -68,10 +69,11 @@ def test_local_project_user_inject_the_memory_once_and_say_where_the_hook_is(cla
     assert all(result.code == 0 for result in outputs)
     assert sorted(counts) == [0, 12], "one hook injects the 12 entries; the user's stays quiet here"
     assert injected(user_hook, elsewhere, isolated_home) == 12, "a project without its own hook gets the user's"
-    assert any(f"SessionStart hook removed: {shared_settings(project)} runs it now" in line
-               for line in outputs[1].lines), outputs[1].out
-    assert f"note: {shared_settings(project)} already runs the hook for this project; the user-scope hook stays " \
-           "quiet there, so its sessions get the memory once" in outputs[2].lines, outputs[2].out
+    assert any(f"SessionStart, UserPromptSubmit and PreToolUse hooks removed: {shared_settings(project)} runs them "
+               "now" in line for line in outputs[1].lines), outputs[1].out
+    assert f"note: {shared_settings(project)} already runs the SessionStart, UserPromptSubmit and PreToolUse hooks " \
+           "for this project; the user-scope hooks stay quiet there, so its sessions get the memory once" \
+           in outputs[2].lines, outputs[2].out
 
 
 def test_a_personal_hook_beside_the_shared_one_goes_at_the_next_local_install(claude_install, project):

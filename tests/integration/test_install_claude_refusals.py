@@ -86,8 +86,8 @@ def test_a_hook_in_the_shared_settings_is_not_installed_twice(claude_install, pr
 
     assert result.code == 0, result.err
     assert not local_settings(project).exists(), "a second hook would inject the memory twice"
-    assert result.lines[0] == (f"unchanged: the SessionStart hook is already in {shared_settings(project)} "
-                               f"(nothing added to {local_settings(project)})")
+    assert result.lines[0] == (f"unchanged: the SessionStart, UserPromptSubmit and PreToolUse hooks are already in "
+                               f"{shared_settings(project)} (nothing added to {local_settings(project)})")
 
 
 def test_an_earlier_absolute_install_in_the_shared_files_is_pointed_out(claude_install, project):
@@ -112,7 +112,8 @@ def test_a_hook_in_the_users_settings_is_not_installed_twice(claude_install, pro
 
     assert result.code == 0, result.err
     assert not local_settings(project).exists()
-    assert result.lines[0].startswith(f"unchanged: the SessionStart hook is already in {isolated_home}/.claude/")
+    assert result.lines[0].startswith(f"unchanged: the SessionStart, UserPromptSubmit and PreToolUse hooks are "
+                                      f"already in {isolated_home}/.claude/")
     assert not any(line.startswith("note:") for line in result.lines), "the user's own file is not shared"
 
 
@@ -124,8 +125,9 @@ def test_project_scope_takes_the_personal_hook_out_and_says_so(claude_install, p
     assert result.code == 0, result.err
     assert hook_commands(shared_settings(project)) == [PORTABLE_HOOK]
     assert hook_commands(local_settings(project)) == [], "a second hook would inject the memory twice"
-    assert any(line.startswith(f"updated {local_settings(project)} (SessionStart hook removed: "
-                               f"{shared_settings(project)} runs it now") for line in result.lines), result.out
+    assert any(line.startswith(f"updated {local_settings(project)} (SessionStart, UserPromptSubmit and PreToolUse "
+                               f"hooks removed: {shared_settings(project)} runs them now") for line in result.lines), \
+        result.out
 
 
 def test_project_scope_says_when_iflow_memory_is_not_on_path(claude_install, monkeypatch, tmp_path):

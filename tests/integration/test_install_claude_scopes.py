@@ -30,7 +30,7 @@ def test_default_scope_keeps_this_machines_paths_out_of_the_shared_files(claude_
     assert server == {"command": str(Path(VENV_BIN) / "iflow-memory"), "args": ["serve"]}
     assert not shared_settings(project).exists() and not (project / ".mcp.json").exists(), \
         "nothing a team commits is written by default"
-    assert result.lines == [f"created {local_settings(project)} (SessionStart hook)",
+    assert result.lines == [f"created {local_settings(project)} (SessionStart, UserPromptSubmit and PreToolUse hooks)",
                             f"created {claude_json(isolated_home)} (MCP server iflow-memory for "
                             f"{os.path.realpath(project)})"]
     assert mode(local_settings(project)) == 0o600 and mode(claude_json(isolated_home)) == 0o600
@@ -113,8 +113,9 @@ def test_other_entries_are_kept_and_backed_up_outside_the_project(claude_install
     settings = read(shared_settings(project))
     assert {k: v for k, v in settings.items() if k != "hooks"} == {"permissions": settings_before["permissions"],
                                                                    "model": "opus"}
-    assert settings["hooks"]["PreToolUse"] == settings_before["hooks"]["PreToolUse"]
+    assert settings["hooks"]["PreToolUse"][0] == settings_before["hooks"]["PreToolUse"][0], "the guard is theirs"
     assert settings["hooks"]["SessionStart"][0] == settings_before["hooks"]["SessionStart"][0]
+    assert len(settings["hooks"]["PreToolUse"]) == 2, "ours beside it, in a group of its own"
     assert hook_commands(shared_settings(project)) == [PORTABLE_HOOK]
     mcp = read(project / ".mcp.json")
     assert mcp["other"] is True and mcp["mcpServers"]["db"] == mcp_before["mcpServers"]["db"]

@@ -1,8 +1,9 @@
-"""`iflow-memory install-claude`: the SessionStart hook and the MCP server, in the scopes Claude Code documents.
+"""`iflow-memory install-claude`: the three hooks (SessionStart, UserPromptSubmit, PreToolUse; `--events` chooses)
+and the MCP server, in the scopes Claude Code documents.
 
-- local (default): the hook in `<project>/.claude/settings.local.json` and the server in `~/.claude.json` under
+- local (default): the hooks in `<project>/.claude/settings.local.json` and the server in `~/.claude.json` under
   the project's path: this installation's absolute paths, for this user on this machine, never committed.
-- project: the hook in `.claude/settings.json` and the server in `.mcp.json`, files a team commits, so the
+- project: the hooks in `.claude/settings.json` and the server in `.mcp.json`, files a team commits, so the
   commands are portable (`iflow-memory` from PATH).
 - user: `~/.claude/settings.json` and the top-level servers of `~/.claude.json`: every project of this user.
 """
@@ -18,17 +19,17 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
-from memory_apps.claude.settings import (CLAUDE_JSON_LIMIT, DEFER_FLAG, HOOK_ARGS, SERVER_NAME, child_object,
-                                       defers_to_project, hook_in_file, load_object, names_a_machine_path,
-                                       our_hook, remove_our_hook, save, server_in_file, session_start_groups)
+from memory_apps.claude.events import EVENTS, HookEvent, hooks_phrase, parse_events
+from memory_apps.claude.hook_edits import FileEdit, plan_hooks
+from memory_apps.claude.settings import (CLAUDE_JSON_LIMIT, DEFER_FLAG, SERVER_NAME, child_object, load_object,
+                                       names_a_machine_path, server_in_file)
 from memory_apps.formatting import fail
 from memory_core.errors import install_hint
 
 SCOPES = ("local", "project", "user")
 MCP_HINT = install_hint("mcp")
-HOOK = "SessionStart hook"
 SERVER = f"MCP server {SERVER_NAME}"
 
 
@@ -88,74 +89,7 @@ def server_registrations(project: str) -> list[str]:
     return found
 
 
-@dataclass
-class _Edit:
-    """One file's planned change; written by `apply`."""
-
-    path: str
-    what: str
-    data: dict[str, Any]
-    original: Optional[str]
-    changed: bool
-
-    def apply(self) -> str:
-        """Write the change (if any) and say truthfully what happened."""
-        if not self.changed:
-            return f"unchanged {self.path} ({self.what} already installed)"
-        backup = save(self.path, self.data, self.original)
-        verb = "created" if self.original is None else "updated"
-        return f"{verb} {self.path} ({self.what}" + (f"; backup: {backup}" if backup else "") + ")"
-
-
-def _hook_edits(where: Targets, command: str, scope: str) -> tuple[list[_Edit], list[str], list[str]]:
-    """The hook changes (none when another settings file already runs the hook), status lines and notes.
-
-    One hook per session, whatever the order of installs (ADR 20): a personal install adds none beside the
-    project's or the user's; a project install takes the personal one out; a user-scope hook stays quiet, when
-    it runs, in a project whose own settings run the hook."""
-    data, original = load_object(where.settings)
-    groups = session_start_groups(data, where.settings)
-    hook = our_hook(groups)
-    elsewhere = [(path, found) for path in where.other_settings if (found := hook_in_file(path))]
-    if elsewhere and scope == "local":
-        path, found = elsewhere[0]
-        notes = []
-        if path == where.other_settings[0] and names_a_machine_path(found):  # the project's shared settings
-            notes.append(f"note: {path} is shared but names a path on this machine; "
-                         "`iflow-memory install-claude --scope project` makes it portable")
-        if hook is not None:  # both, from before installs took care of it: the personal one goes
-            return [_removal(where.settings, path)], [], notes
-        return [], [f"unchanged: the {HOOK} is already in {path} (nothing added to {where.settings})"], notes
-    if hook is not None:
-        changed = hook.get("command") != command
-        hook["command"] = command
-    else:
-        groups.append({"hooks": [{"type": "command", "command": command, "timeout": 5}]})
-        changed = True
-    edits, notes = [_Edit(where.settings, HOOK, data, original, changed)], []
-    for path, found in elsewhere:
-        if scope == "project" and path == where.other_settings[0]:  # the personal file: this install replaces it
-            edits.append(_removal(path, where.settings))
-        elif scope == "project":  # the user's settings: every project's hook
-            notes.append(f"note: {path} also runs the hook, for all your projects; it stays quiet in this one, "
-                         "whose own settings run it" if defers_to_project(found) else
-                         f"note: {path} also runs the hook, from an older install that does not leave a project "
-                         "to its own hook; run `iflow-memory install-claude --scope user` again, or sessions here "
-                         "get the memory twice")
-        else:  # the user scope: this project's own files
-            notes.append(f"note: {path} already runs the hook for this project; the user-scope hook stays quiet "
-                         "there, so its sessions get the memory once")
-    return edits, [], notes
-
-
-def _removal(path: str, replacement: str) -> _Edit:
-    """Taking the hook out of a personal settings file, because `replacement` runs it for the project now."""
-    data, original = load_object(path)
-    remove_our_hook(session_start_groups(data, path))
-    return _Edit(path, f"{HOOK} removed: {replacement} runs it now", data, original, True)
-
-
-def _server_edit(where: Targets, argv: list[str]) -> _Edit:
+def _server_edit(where: Targets, argv: list[str]) -> FileEdit:
     """The MCP server change: command and args refreshed, any other key of an existing entry kept."""
     data, original = load_object(where.mcp_file, CLAUDE_JSON_LIMIT)
     servers = child_object(data, [*where.mcp_keys, "mcpServers"], where.mcp_file)
@@ -163,7 +97,7 @@ def _server_edit(where: Targets, argv: list[str]) -> _Edit:
     wanted = {**(current if isinstance(current, dict) else {}), "command": argv[0], "args": [*argv[1:], "serve"]}
     servers[SERVER_NAME] = wanted
     what = SERVER + (f" for {where.mcp_keys[1]}" if where.mcp_keys else "")
-    return _Edit(where.mcp_file, what, data, original, wanted != current)
+    return FileEdit(where.mcp_file, what, data, original, wanted != current)
 
 
 def _notes(project: str, scope: str, where: Targets, written: bool) -> list[str]:
@@ -192,60 +126,90 @@ def _git_tracks(project: str, path: str) -> bool:
     return result.returncode == 1  # 0 ignored, 128 not a work tree
 
 
-def install(project: str, scope: str = "local") -> int:
-    """Install the hook and the MCP server for `project` in `scope`; exit 1 (nothing written) on a missing
-    project, a file that is not valid JSON of the right shape, or a file that is a symbolic link."""
+def install(project: str, scope: str = "local", events: tuple[HookEvent, ...] = EVENTS) -> int:
+    """Install the hooks for `events` and the MCP server for `project` in `scope`; exit 1 (nothing written) on a
+    missing project, a file that is not valid JSON of the right shape, or a file that is a symbolic link."""
     if not os.path.isdir(project):
         return fail(f"project directory {project} does not exist (nothing was written)")
     where, argv, missing_mcp = targets(project, scope), scope_argv(scope), mcp_problem()
-    try:  # both files are read and checked (a link is refused) before either is written
-        flags = [DEFER_FLAG] if scope == "user" else []
-        hooks, lines, notes = _hook_edits(where, shlex.join([*argv, *HOOK_ARGS, *flags]), scope)
+    flags = [DEFER_FLAG] if scope == "user" else []  # a user-scope hook leaves a project to its own (ADR 20)
+    try:  # every file is read and checked (a link is refused) before any is written
+        plan = plan_hooks(where.settings, where.other_settings, scope, events,
+                          lambda event: shlex.join([*argv, "hook", event.command, *flags]))
         server = None if missing_mcp else _server_edit(where, argv)
     except (ValueError, OSError) as exc:
         return fail(f"{exc}; nothing was written")
+    left = [event for event in EVENTS if event not in events]
     try:
-        for line in lines:
+        for line in plan.lines:
             print(line)
-        for hook in hooks:
-            print(hook.apply())
+        for edit in plan.edits:
+            print(edit.apply())
+        if left:
+            print(f"left as they are: the {hooks_phrase(left)} (not in --events)")
         print(server.apply() if server else f"skipped {SERVER}: {missing_mcp} (`iflow-memory serve` would exit "
               f"at start); install it with `{MCP_HINT}`, then run install-claude again")
     except OSError as exc:
         return fail(f"{exc}; that file was left unchanged")
-    for note in notes + _notes(project, scope, where, bool(hooks and hooks[0].changed)):
+    written = any(edit.path == where.settings and edit.changed for edit in plan.edits)
+    for note in plan.notes + _notes(project, scope, where, written):
         print(note)
     return 0
 
 
 def install_command(args: argparse.Namespace) -> int:
     """The `install-claude` handler."""
-    return install(os.path.abspath(os.path.expanduser(args.project)), args.scope)
+    return install(os.path.abspath(os.path.expanduser(args.project)), args.scope, args.events)
+
+
+def _events_argument(text: str) -> tuple[HookEvent, ...]:
+    """`--events`: a usage error names the unknown event and the choices."""
+    try:
+        return parse_events(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _events_help() -> str:
+    """One line per hook event: what it injects."""
+    width = max(len(event.command) for event in EVENTS)
+    return "\n".join(f"  {event.command:<{width}}  {event.name}"
+                     + (f" (matcher {event.matcher})" if event.matcher else "") + f": {event.summary}"
+                     for event in EVENTS)
 
 
 def add_command(commands, fmt) -> None:
     """Register `install-claude` on the CLI's sub-parsers."""
     parser = commands.add_parser(
-        "install-claude", help="add the SessionStart hook and the MCP server to Claude Code", formatter_class=fmt,
-        description="Add the iflow-memory SessionStart hook and MCP server to Claude Code's settings, keeping\n"
-                    "every other entry; a second run changes nothing. A file it changes is first copied to the\n"
-                    "user's cache directory (~/.cache/iflow-memory/install-claude-backups on Linux), never into\n"
-                    "the project. The MCP server is registered only when the mcp extra is installed\n"
-                    f"({MCP_HINT}).\n\n"
+        "install-claude", help="add the memory hooks and the MCP server to Claude Code", formatter_class=fmt,
+        description="Add iflow-memory's hooks and MCP server to Claude Code's settings, keeping every other\n"
+                    "entry; a second run changes nothing, an earlier install's hooks are refreshed in place, and\n"
+                    "a hook another settings file of the project already runs is not added again. A file it\n"
+                    "changes is first copied to the user's cache directory (~/.cache/iflow-memory/\n"
+                    "install-claude-backups on Linux), never into the project. The MCP server is registered only\n"
+                    f"when the mcp extra is installed ({MCP_HINT}).\n\n"
+                    "hooks (--events; each entry gets a timeout of a few seconds):\n" + _events_help() + "\n\n"
                     "scopes (where the entries go):\n"
                     "  local    .claude/settings.local.json and ~/.claude.json for this project: absolute "
                     "paths, only you\n"
                     "  project  .claude/settings.json and .mcp.json, committed: `iflow-memory` from PATH, the "
                     "whole team\n"
-                    "  user     ~/.claude/settings.json and ~/.claude.json: absolute paths, all your projects",
+                    "  user     ~/.claude/settings.json and ~/.claude.json: absolute paths, all your projects; "
+                    "the hooks\n"
+                    "           stay quiet in a project whose own settings run them (--defer-to-project)",
         epilog="examples:\n  iflow-memory install-claude --project-root ~/src/app\n"
-               "  iflow-memory install-claude --project-root ~/src/app --scope project\n\n"
+               "  iflow-memory install-claude --project-root ~/src/app --scope project\n"
+               "  iflow-memory install-claude --events session-start,user-prompt-submit\n\n"
                "exit status: 0 ok (also when the MCP server was skipped for want of the mcp extra), 1 the "
-               "project does not exist, or a file is not valid JSON or is a symbolic link (nothing is written)")
+               "project does not exist, a file is not valid JSON or is a symbolic link, or an --events name is "
+               "unknown (nothing is written)")
     parser.add_argument("--project-root", dest="project", default=os.getcwd(), metavar="PROJECT_ROOT",
                         help="project directory (default: current)")
     # --project: the name this flag had before it matched every other command's; still accepted.
     parser.add_argument("--project", dest="project", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.add_argument("--scope", choices=SCOPES, default="local",
                         help="where to write: local (default), project or user; see above")
+    parser.add_argument("--events", type=_events_argument, default=EVENTS, metavar="EVENT[,EVENT...]",
+                        help="the hooks to install or refresh, comma-separated (default: all three, see above); "
+                             "the others are left as they are")
     parser.set_defaults(handler=install_command)

@@ -14,12 +14,13 @@ import sys
 import time
 from typing import Any, Optional, Sequence
 
+from memory_apps.claude.events import BY_NAME
 from memory_apps.files import (
     BANK_FILE_LIMIT, PRIVATE, SMALL_FILE_LIMIT, atomic_write_text, read_text_no_follow,
 )
 
 SERVER_NAME = "iflow-memory"
-HOOK_ARGS = ["hook", "session-start"]
+SESSION_START = "SessionStart"
 DEFER_FLAG = "--defer-to-project"
 """What a user-scope hook carries: it stays quiet in a project whose own settings run the hook (ADR 20)."""
 PROJECT_SETTINGS = ("settings.json", "settings.local.json")
@@ -93,11 +94,15 @@ def child_object(data: dict[str, Any], keys: Sequence[str], path: str) -> dict[s
     return node
 
 
-def session_start_groups(data: dict[str, Any], path: str) -> list:
-    """The `hooks.SessionStart` list of a settings object, created when absent."""
-    groups = child_object(data, ["hooks"], path).setdefault("SessionStart", [])
-    if not isinstance(groups, list):
-        raise ValueError(f"{path}: \"hooks.SessionStart\" must be a JSON list")
+def event_groups(data: dict[str, Any], event: str, path: str, create: bool = True) -> Optional[list]:
+    """The `hooks.<event>` list of a settings object (created when absent, or None when `create` is False);
+    ValueError naming the file when `hooks` or the list has the wrong shape."""
+    hooks = child_object(data, ["hooks"], path) if create else data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError(f"{path}: \"hooks\" must be a JSON object")
+    groups = hooks.setdefault(event, []) if create else hooks.get(event)
+    if groups is not None and not isinstance(groups, list):
+        raise ValueError(f"{path}: \"hooks.{event}\" must be a JSON list")
     return groups
 
 
@@ -109,10 +114,10 @@ def _argv(command: object) -> list[str]:
         return []
 
 
-def is_our_hook(command: object) -> bool:
-    """Whether a hook command runs iflow-memory's session-start hook (any installation of it, any flags)."""
-    argv = _argv(command)
-    runs_hook = any(argv[i:i + 2] == HOOK_ARGS for i in range(1, len(argv) - 1))
+def is_our_hook(command: object, event: str = SESSION_START) -> bool:
+    """Whether a hook command runs iflow-memory's hook for `event` (any installation of it, any flags)."""
+    argv, words = _argv(command), ["hook", BY_NAME[event].command]
+    runs_hook = any(argv[i:i + 2] == words for i in range(1, len(argv) - 1))
     return runs_hook and (os.path.basename(argv[0]) == "iflow-memory" or "memory_apps.cli" in argv)
 
 
@@ -121,14 +126,16 @@ def defers_to_project(command: object) -> bool:
     return DEFER_FLAG in _argv(command)
 
 
-def remove_our_hook(groups: list) -> bool:
-    """Take the iflow-memory hook out of a SessionStart list (a group left empty goes too); True when it was in."""
+def remove_our_hook(groups: list, event: str = SESSION_START, keep: Optional[dict] = None) -> bool:
+    """Take iflow-memory's hooks (all but `keep`) out of an event's list, a group left empty too; True when one
+    was in."""
     removed = False
     for group in list(groups):
         hooks = group.get("hooks") if isinstance(group, dict) else None
         if not isinstance(hooks, list):
             continue
-        kept = [h for h in hooks if not (isinstance(h, dict) and is_our_hook(h.get("command", "")))]
+        kept = [h for h in hooks
+                if h is keep or not (isinstance(h, dict) and is_our_hook(h.get("command", ""), event))]
         if len(kept) != len(hooks):
             removed = True
             if kept:
@@ -138,31 +145,39 @@ def remove_our_hook(groups: list) -> bool:
     return removed
 
 
-def project_hook_file(project: str) -> Optional[str]:
-    """The project's own settings file (shared or personal) that runs the hook for its sessions, or None."""
+def project_hook_file(project: str, event: str = SESSION_START) -> Optional[str]:
+    """The project's own settings file (shared or personal) that runs the hook for `event` in its sessions, or
+    None."""
     for name in PROJECT_SETTINGS:
         path = os.path.join(project, ".claude", name)
-        command = hook_in_file(path)
+        command = hook_in_file(path, event)
         if command is not None and not defers_to_project(command):
             return path
     return None
 
 
-def our_hook(groups: list) -> Optional[dict[str, Any]]:
-    """The iflow-memory hook in a SessionStart list, or None."""
+def our_hooks(groups: object, event: str = SESSION_START) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Every (group, hook) of iflow-memory's hook in an event's list."""
+    found = []
     for group in groups if isinstance(groups, list) else []:
         hooks = group.get("hooks") if isinstance(group, dict) else None
         for hook in hooks if isinstance(hooks, list) else []:  # a hand-edited file may hold anything here
-            if isinstance(hook, dict) and is_our_hook(hook.get("command", "")):
-                return hook
-    return None
+            if isinstance(hook, dict) and is_our_hook(hook.get("command", ""), event):
+                found.append((group, hook))
+    return found
 
 
-def hook_in_file(path: str) -> Optional[str]:
-    """The iflow-memory hook command of a settings file, or None (also for a missing or unreadable file)."""
+def our_hook(groups: object, event: str = SESSION_START) -> Optional[dict[str, Any]]:
+    """The (first) iflow-memory hook in an event's list, or None."""
+    found = our_hooks(groups, event)
+    return found[0][1] if found else None
+
+
+def hook_in_file(path: str, event: str = SESSION_START) -> Optional[str]:
+    """The iflow-memory hook command for `event` in a settings file, or None (also for a missing or unreadable
+    file)."""
     hooks = read_quietly(path).get("hooks")
-    groups = hooks.get("SessionStart") if isinstance(hooks, dict) else None
-    hook = our_hook(groups) if isinstance(groups, list) else None
+    hook = our_hook(hooks.get(event), event) if isinstance(hooks, dict) else None
     return str(hook.get("command")) if hook else None
 
 
