@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Mapping, Sequence
 
 SAME_PATH = 1.0
@@ -10,8 +11,17 @@ SAME_FILE_NAME = 0.6
 SAME_DIRECTORY = 0.3
 
 
+_LOCATION = re.compile(r"(?::\d+(?:-\d+)?|#[^/#]*)$")
+"""A reference may name a line (`path:40`, `path:40-52`) or a symbol (`path#parse_row`) inside its file."""
+
+
+def cited_path(reference: str) -> str:
+    """The file a reference names, without a line or symbol after it."""
+    return _LOCATION.sub("", reference.strip())
+
+
 def _clean(path: str) -> str:
-    path = path.strip().replace("\\", "/")
+    path = cited_path(path).replace("\\", "/")
     while path.startswith("./"):
         path = path[2:]
     return path.rstrip("/")
