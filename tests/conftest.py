@@ -104,6 +104,11 @@ os.environ["IFLOW_MEMORY_BACKGROUND"] = "0"
 # (`IFLOW_MEMORY_SESSION_DEADLINE_S` in the app's environment; `_helpers.PRODUCT_DEADLINE` restores the default).
 SESSION_DEADLINE_ENV = "IFLOW_MEMORY_SESSION_DEADLINE_S"
 os.environ[SESSION_DEADLINE_ENV] = "60"
+# The prompt and file hooks likewise (their default is 1 s), and none of them starts a warm process that would
+# outlive its test: the warm process's own tests start and stop theirs.
+HOOK_DEADLINE_ENV = "IFLOW_MEMORY_HOOK_DEADLINE_S"
+os.environ[HOOK_DEADLINE_ENV] = "60"
+os.environ["IFLOW_MEMORY_WARM"] = "off"
 
 # Code run in this process outside `isolated_home` keeps the local model's optimised copy (one per user, ~90 MB)
 # in one temporary cache directory for the whole run: built once, never in the developer's ~/.cache.
