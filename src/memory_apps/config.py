@@ -36,7 +36,8 @@ class MemoryConfig:
     injection_max_chars: int = 12_000
     injection_style: str = "full"
     """`full` (the spec's block, the default) or `index`: the best few entries in full, the others as one line
-    of id and name that `get_memory` / `iflow-memory show` expand."""
+    of id and name that `get_memory` / `iflow-memory show` expand. The markdown pipeline prints in full either
+    way: it runs when the database cannot be read (or is not used), so a listed id could not be read back."""
     vector_weight: float = 0.5
     keyword_weight: float = 0.2
     prominence_weight: float = 0.3
