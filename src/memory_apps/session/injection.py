@@ -148,10 +148,10 @@ def _best(selected: Sequence[RankedEntry]) -> tuple[list[RankedEntry], list[Rank
 
 def _render_index_block(result: Retrieval, max_chars: int, step: str, importing: object) -> str:
     def render(full: list[RankedEntry], listed: list[RankedEntry]) -> str:
-        in_full = {id(r) for r in full}
+        in_full = {r.entry.id for r in full}
         groups = group_by_category([*full, *listed], lambda r: r.entry.category)
-        sections = [(c, [render_entry(r.entry) for r in members if id(r) in in_full],
-                     [index_line(r.entry.id, r.entry.name) for r in members if id(r) not in in_full])
+        sections = [(c, [render_entry(r.entry) for r in members if r.entry.id in in_full],
+                     [index_line(r.entry.id, r.entry.name) for r in members if r.entry.id not in in_full])
                     for c, members in groups]
         shown = replace(result, selected=[*full, *listed])
         head = diagnostic_line(shown, step, importing) + "\n\n" + (index_hint(len(listed)) + "\n\n" if listed else "")
