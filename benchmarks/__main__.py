@@ -36,6 +36,9 @@ SECTIONS = {
                "leave-one-set-out cross-validation of the relevance ranking's weights (ADR 18)"),
     "keyword-labels": ("benchmarks.relevance.keyword_labels",
                        "the local keyword tier's labels on the real knowledge bank (spec 001 AC5)"),
+    "disclosure": ("benchmarks.disclosure.main",
+                   "the session block's size in characters and tokens, full style against index style (the best "
+                   "few in full, one line for the rest), on the real knowledge bank"),
     "postgres": ("benchmarks.postgres.main",
                  "PostgreSQL at 10k, 100k and 1M entries next to SQLite: session starts, warm searches, "
                  "concurrent writers, EXPLAIN ANALYZE of a session start's statements"),

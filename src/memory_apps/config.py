@@ -20,6 +20,7 @@ _INT = re.compile(r"^-?[0-9]+$")
 _FLOAT = re.compile(r"^-?[0-9]*\.[0-9]+$")
 # Keys of earlier designs that are read elsewhere or no longer used: known, so never warned about.
 RANKINGS = ("spec", "relevance")
+INJECTION_STYLES = ("full", "index")
 _IGNORED_KEYS = {"memory_relevance_weight"}
 
 
@@ -33,6 +34,10 @@ class MemoryConfig:
     injection_enabled: bool = True
     injection_limit: int = 20
     injection_max_chars: int = 12_000
+    injection_style: str = "full"
+    """`full` (the spec's block, the default) or `index`: the best few entries in full, the others as one line
+    of id and name that `get_memory` / `iflow-memory show` expand. The markdown pipeline prints in full either
+    way: it runs when the database cannot be read (or is not used), so a listed id could not be read back."""
     vector_weight: float = 0.5
     keyword_weight: float = 0.2
     prominence_weight: float = 0.3
@@ -84,6 +89,8 @@ def _accept(name: str, value: Any, default: Any) -> tuple[bool, Any]:
         return str(value) in KEYWORD_PROVIDERS, str(value)
     if name == "ranking":
         return str(value) in RANKINGS, str(value)
+    if name == "injection_style":
+        return str(value) in INJECTION_STYLES, str(value)
     return isinstance(value, (str, int, float)) and not isinstance(value, bool), str(value)
 
 
@@ -111,7 +118,8 @@ def collected_problems() -> Iterator[list[str]]:
 
 def _expected(name: str, default: Any) -> str:
     """What a key accepts, as its warning says it."""
-    choices = {"embedding_provider": EMBEDDING_PROVIDERS, "keyword_provider": KEYWORD_PROVIDERS, "ranking": RANKINGS}
+    choices = {"embedding_provider": EMBEDDING_PROVIDERS, "keyword_provider": KEYWORD_PROVIDERS, "ranking": RANKINGS,
+               "injection_style": INJECTION_STYLES}
     if name in choices:
         return "one of " + ", ".join(choices[name])
     if isinstance(default, bool):

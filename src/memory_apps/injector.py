@@ -20,7 +20,9 @@ EPILOG = """examples:
   iflow-memory inject --limit -1          # no limit
 
 settings come from <project>/.claude/iflow-dev.local.md (memory_injection_enabled,
-memory_injection_limit, memory_semantic_enabled, weights); --limit overrides the limit.
+memory_injection_limit, memory_semantic_enabled, memory_injection_style, weights); --limit
+overrides the limit. memory_injection_style: index prints the 5 best entries in full and one
+line (id, name) for each other; `iflow-memory show ID` prints one in full.
 exit status: always 0, so a session-start hook never fails because of memory."""
 
 

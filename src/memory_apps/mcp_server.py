@@ -1,4 +1,4 @@
-"""The MCP server (`iflow-memory serve`): store_memory, search_memory, delete_memory over stdio."""
+"""The MCP server (`iflow-memory serve`): store_memory, search_memory, get_memory, delete_memory over stdio."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from memory_apps.service import MemoryService
 from memory_core.errors import InvalidEntry, MemoryCoreError, install_hint
 from memory_core.safety.inert import one_line, strip_controls
 from memory_core.entries.models import CATEGORIES, MAX_REFERENCES
-from memory_core.entries.request_checks import MAX_LIMIT, plain_errors
+from memory_core.entries.request_checks import MAX_IDS, MAX_LIMIT, plain_errors
 
 INSTRUCTIONS = (
     "Long-term engineering memory. Call store_memory when you learn something worth keeping across sessions "
     "(a mistake to avoid, a pattern that worked, a rule of thumb), with the reasoning behind it. "
-    "Call search_memory to look up earlier learnings about the task at hand."
+    "Call search_memory to look up earlier learnings about the task at hand, and get_memory to read in full "
+    "the learnings a session's memory block lists by id and name only."
 )
 
 STORE_DESCRIPTION = (
@@ -30,6 +31,11 @@ STORE_DESCRIPTION = (
 )
 SEARCH_DESCRIPTION = (
     "Find stored learnings relevant to a query, best first (meaning + keywords + prominence). Read-only."
+)
+GET_DESCRIPTION = (
+    "Read stored learnings in full by id. A session's memory block may list learnings by id and name only "
+    f"(`- <id> — <name>`); pass those ids (up to {MAX_IDS} a call) to get each one's description, reasoning and "
+    "references. Ids that name no learning come back in not_found. Read-only."
 )
 DELETE_DESCRIPTION = (
     "Delete a stored learning by its id (as returned by store_memory or search_memory), from the database and "
@@ -74,6 +80,28 @@ class SearchResults(BaseModel):
     query: str
     results: list[MemoryHit]
     signals: str
+
+
+class MemoryEntry(BaseModel):
+    """One learning in full."""
+
+    id: str
+    name: str
+    category: str
+    description: str
+    reasoning: str
+    references: list[str]
+    keywords: list[str]
+    confidence: str
+    observation_count: int
+    source_project: Optional[str]
+
+
+class Memories(BaseModel):
+    """Result of get_memory."""
+
+    entries: list[MemoryEntry]
+    not_found: list[str]
 
 
 class DeletedMemory(BaseModel):
@@ -170,6 +198,19 @@ def build_server(service: MemoryService):
                 for r in found.selected]
         return SearchResults(query=strip_controls(query), results=hits, signals=signals)
 
+    # Read-only, like search: reading a learning the block named records nothing.
+    @server.tool(description=GET_DESCRIPTION, annotations=ToolAnnotations(
+        title="Read learnings in full", read_only_hint=True, open_world_hint=False))
+    async def get_memory(
+        ids: Annotated[list[str], Field(min_length=1, max_length=MAX_IDS, description=(
+            "The 16-character ids of the learnings (as the memory block, search_memory or store_memory gave "
+            "them); a unique prefix of at least 4 characters also works."))],
+    ) -> Memories:
+        """Read learnings by id (the model reads GET_DESCRIPTION)."""
+        found = await in_thread(lambda: service.get_many(ids))
+        return Memories(entries=[shown_entry(e) for e in found.entries],
+                        not_found=[one_line(text) for text in found.not_found])
+
     # Destructive (it removes a learning) and idempotent: deleting again changes nothing more; the repeat only
     # answers that the id is unknown.
     @server.tool(description=DELETE_DESCRIPTION, annotations=ToolAnnotations(
@@ -186,6 +227,15 @@ def build_server(service: MemoryService):
         return DeletedMemory(id=entry_id.strip(), deleted=True)
 
     return server
+
+
+def shown_entry(entry) -> MemoryEntry:
+    """An entry as get_memory returns it: stored text inert (ADR 13), names and list items on one line."""
+    return MemoryEntry(id=entry.id, name=one_line(entry.name), category=entry.category,
+                       description=strip_controls(entry.description), reasoning=strip_controls(entry.reasoning),
+                       references=[one_line(r) for r in entry.references], keywords=[one_line(k) for k in entry.keywords],
+                       confidence=entry.confidence, observation_count=entry.observation_count,
+                       source_project=one_line(entry.source_project) if entry.source_project else None)
 
 
 def serve(global_store: Optional[str], project_root: Optional[str]) -> int:

@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence
 
 from pydantic import ValidationError
 
@@ -17,9 +17,11 @@ from memory_apps.upkeep.opening import keep_snapshot, open_store_recovering, pre
 from memory_apps.wiring.adapter_functions import project_scopes
 from memory_apps.wiring.container import Container, build_container
 from memory_apps.store_paths import global_store_dir, missing_store
-from memory_core.errors import StoreNotFound
+from memory_core.errors import InvalidEntry, StoreNotFound
 from memory_core.entries.models import Entry, EntryDraft
-from memory_core.entries.request_checks import MAX_LIMIT, check_category, check_limit, check_query, plain_error
+from memory_core.entries.request_checks import (
+    MAX_LIMIT, check_category, check_ids, check_limit, check_query, plain_error,
+)
 from memory_core.usecases.remember import Remembered
 from memory_core.usecases.retrieve import Retrieval
 
@@ -33,6 +35,14 @@ class StoreResult:
     created: bool
     observation_count: int
     embedded: bool
+
+
+@dataclass
+class FoundEntries:
+    """What a look-up by ids found: the entries in the order asked, and the ids that name none."""
+
+    entries: list[Entry]
+    not_found: list[str]
 
 
 class MemoryService:
@@ -144,6 +154,35 @@ class MemoryService:
         """One entry by id."""
         with self._lock:
             return self.container.store().get(entry_id)
+
+    def get_many(self, ids: Sequence[str]) -> FoundEntries:
+        """The entries these ids (or unique prefixes) name, as this project's sessions see them; an id that is
+        malformed, ambiguous, unknown or kept to another project is listed in `not_found`. InvalidEntry when
+        `ids` is not a list of 1 to 20 texts."""
+        from memory_core.policies.entry_ids import resolve_entry_id
+
+        wanted = check_ids(ids)
+        with self._lock:
+            store = self.container.store()
+            if self._scopes is None:
+                self._scopes = project_scopes(self.project_root)  # a git lookup: once per service
+            resolved: dict[str, Optional[str]] = {}
+            for text in wanted:
+                try:
+                    resolved[text] = resolve_entry_id(store, text)
+                except InvalidEntry:
+                    resolved[text] = None  # malformed or ambiguous: this id names no one entry
+            found = {e.id: e for e in store.get_many([i for i in dict.fromkeys(resolved.values()) if i])}
+        # An entry kept to another project (ADR 23) is not this project's to read: reported like an unknown id.
+        visible = {i: e for i, e in found.items() if e.scope is None or e.scope in self._scopes}
+        result = FoundEntries([], [])
+        for text in wanted:
+            entry = visible.get(resolved[text] or "")
+            if entry is None:
+                result.not_found.append(text)
+            elif entry not in result.entries:  # a prefix and the whole id of one entry: shown once
+                result.entries.append(entry)
+        return result
 
     def delete(self, entry_id: str) -> bool:
         """Delete one entry (and its markdown copies here); True when it existed. Imports never revive it."""

@@ -64,6 +64,16 @@ def test_keyword_labels(tmp_path):
     assert json.loads(out.read_text(encoding="utf-8"))["summary"]["entries"] == 12
 
 
+def test_disclosure(tmp_path):
+    out = tmp_path / "disclosure.json"
+    bank = DEMO_PROJECT / "docs" / "knowledge-bank"
+    result = _run(["-m", "benchmarks", "disclosure", "--bank", bank, "--provider", "none", "--out", out], tmp_path)
+    assert "| session " in result.stdout and "| index " in result.stdout
+    numbers = json.loads(out.read_text(encoding="utf-8"))
+    assert numbers["entries"] == 12 and numbers["sessions"][0]["index"]["in_full"] == 5
+    assert numbers["sessions"][0]["index"]["tokens_minilm"] > 0
+
+
 def test_semantic_vs_keyword(tmp_path):
     result = _run(["-m", "benchmarks", "semantic"], tmp_path)
     assert re.search(r"^\| \*\*all\*\* \| 48 \|", result.stdout, re.MULTILINE), result.stdout[-2000:]

@@ -18,7 +18,7 @@ from mcp import Client  # noqa: E402
 
 from memory_core.entries.hashing import content_hash  # noqa: E402
 from memory_core.entries.models import CATEGORIES  # noqa: E402
-from memory_core.entries.request_checks import MAX_LIMIT  # noqa: E402
+from memory_core.entries.request_checks import MAX_IDS, MAX_LIMIT  # noqa: E402
 from tests._helpers import write_settings  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -118,8 +118,10 @@ def test_limit_shows_its_bounds_and_the_server_keeps_them(server):
 def test_tools_carry_annotations_that_match_what_they_do(server):
     listed = {name: tool.annotations for name, tool in tools(server).items()}
 
+    assert set(listed) == {"store_memory", "search_memory", "get_memory", "delete_memory"}
     search, store, delete = listed["search_memory"], listed["store_memory"], listed["delete_memory"]
     assert search.read_only_hint is True
+    assert listed["get_memory"].read_only_hint is True, "reading a learning records nothing"
     assert store.read_only_hint is False and store.destructive_hint is False
     assert store.idempotent_hint is False, "a repeat counts another observation"
     assert delete.read_only_hint is False and delete.destructive_hint is True and delete.idempotent_hint is True
@@ -156,9 +158,13 @@ def test_server_version_falls_back_when_the_package_is_not_installed(monkeypatch
         ("search_memory", {"limit": 5}, "query"),
         ("search_memory", {"query": "csv", "limit": "many"}, "limit"),
         ("delete_memory", {}, "entry_id"),
+        ("get_memory", {}, "ids"),
+        ("get_memory", {"ids": []}, "ids"),
+        ("get_memory", {"ids": ["0123456789abcdef"] * (MAX_IDS + 1)}, "ids"),
+        ("get_memory", {"ids": "0123456789abcdef"}, "ids"),
     ],
     ids=["store-no-reasoning", "store-no-category", "store-bad-category", "search-no-query", "search-limit-text",
-         "delete-no-id"],
+         "delete-no-id", "get-no-ids", "get-empty-ids", "get-too-many-ids", "get-ids-not-a-list"],
 )
 def test_a_bad_argument_is_a_short_plain_message_naming_the_field(server, tool, arguments, field):
     text = error_text(call(server, tool, arguments))

@@ -98,7 +98,7 @@ def _id(entry: dict) -> str:
 def test_tools_are_listed_with_their_documented_parameters(server):
     tools = {tool.name: tool for tool in server.client.list_tools().tools}
 
-    assert {"store_memory", "search_memory", "delete_memory"} <= set(tools)
+    assert {"store_memory", "search_memory", "get_memory", "delete_memory"} <= set(tools)
     store = tools["store_memory"].input_schema
     assert set(store["properties"]) == {"name", "description", "reasoning", "category", "references"}
     assert set(store["required"]) == {"name", "description", "reasoning", "category"}, "references is optional"
@@ -107,6 +107,8 @@ def test_tools_are_listed_with_their_documented_parameters(server):
     assert search["required"] == ["query"]
     delete = tools["delete_memory"].input_schema
     assert set(delete["properties"]) == {"entry_id"} and delete["required"] == ["entry_id"]
+    get = tools["get_memory"].input_schema
+    assert set(get["properties"]) == {"ids"} and get["required"] == ["ids"]
     for tool in tools.values():
         assert tool.description and tool.description.strip()
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from memory_core.errors import InvalidEntry
 from memory_core.entries.models import CATEGORIES, EntryDraft
 from memory_core.entries.request_checks import (
-    MAX_LIMIT, check_category, check_limit, check_query, plain_error, plain_errors,
+    MAX_IDS, MAX_LIMIT, check_category, check_ids, check_limit, check_query, plain_error, plain_errors,
 )
 
 
@@ -54,6 +54,17 @@ def test_a_query_that_is_not_text_is_refused():
     with pytest.raises(InvalidEntry) as caught:
         check_query(None)
     assert caught.value.field == "query"
+
+
+def test_ids_are_a_list_of_one_to_twenty_texts_kept_in_order_each_once():
+    assert check_ids([" 0123456789abcdef", "abcd", "0123456789abcdef "]) == ["0123456789abcdef", "abcd"]
+    assert len(check_ids([f"{n:04x}" for n in range(MAX_IDS)])) == MAX_IDS
+    for bad, message in [([], "must not be empty"), ("0123456789abcdef", "must be a list of entry ids"),
+                         ([f"{n:04x}" for n in range(MAX_IDS + 1)], f"must have at most {MAX_IDS} items"),
+                         (["abcd", 7], "must be text"), (None, "must be a list of entry ids")]:
+        with pytest.raises(InvalidEntry) as caught:
+            check_ids(bad)
+        assert (caught.value.field, caught.value.message) == ("ids", message), bad
 
 
 def test_a_category_filter_is_one_of_the_categories_or_none():

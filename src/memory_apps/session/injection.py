@@ -20,7 +20,8 @@ from memory_core.ranking.budget import fit_to_budget
 from memory_core.ranking.context_query import display_query
 from memory_core.session.deadline import Deadline
 from memory_core.errors import StorageError
-from memory_core.session.rendering import render_block, render_entry
+from memory_core.ranking.disclosure import INDEX, best_first, fit_index_to_budget
+from memory_core.session.rendering import index_hint, index_line, render_block, render_entry, render_index_block
 from memory_core.ranking.selection import group_by_category
 from memory_core.session.progress import IDENTITY, OPENING, SessionProgress
 from memory_core.usecases.retrieve import RankedEntry, Retrieval
@@ -118,8 +119,13 @@ def semantic_record(result: Retrieval, project: str, now: datetime) -> dict:
     }
 
 
-def render_semantic_block(result: Retrieval, max_chars: int, step: str = SEMANTIC, importing: object = 0) -> str:
-    """The I10 block with the data fence, kept within `max_chars` (longest descriptions shortened first)."""
+def render_semantic_block(result: Retrieval, max_chars: int, step: str = SEMANTIC, importing: object = 0,
+                          style: str = "full") -> str:
+    """The I10 block with the data fence, kept within `max_chars` (longest descriptions shortened first); the
+    `index` style prints the best few in full and one line for each of the others (`shown_in_full` says which)."""
+    if style == INDEX:
+        return _render_index_block(result, max_chars, step, importing)
+
     def render(items) -> str:
         groups = group_by_category(items, lambda r: r.entry.category)
         sections = [(c, [render_entry(r.entry) for r in members]) for c, members in groups]
@@ -129,6 +135,35 @@ def render_semantic_block(result: Retrieval, max_chars: int, step: str = SEMANTI
     result.selected = fit_to_budget(result.selected, lambda r: r.entry, lambda r, e: RankedEntry(e, r.score),
                                     render, max_chars, lambda r: len(render_entry(r.entry)) + 2)
     return render(result.selected)
+
+
+def shown_in_full(result: Retrieval, style: str = "full") -> list[RankedEntry]:
+    """The selected entries a block of this style printed in full (after `render_semantic_block` fitted it)."""
+    return _best(result.selected)[0] if style == INDEX else list(result.selected)
+
+
+def _best(selected: Sequence[RankedEntry]) -> tuple[list[RankedEntry], list[RankedEntry]]:
+    return best_first(selected, lambda r: r.score, lambda r: r.entry.id)
+
+
+def _render_index_block(result: Retrieval, max_chars: int, step: str, importing: object) -> str:
+    def render(full: list[RankedEntry], listed: list[RankedEntry]) -> str:
+        in_full = {r.entry.id for r in full}
+        groups = group_by_category([*full, *listed], lambda r: r.entry.category)
+        sections = [(c, [render_entry(r.entry) for r in members if r.entry.id in in_full],
+                     [index_line(r.entry.id, r.entry.name) for r in members if r.entry.id not in in_full])
+                    for c, members in groups]
+        shown = replace(result, selected=[*full, *listed])
+        head = diagnostic_line(shown, step, importing) + "\n\n" + (index_hint(len(listed)) + "\n\n" if listed else "")
+        return render_index_block(sections, head + FENCE)
+
+    full, listed = _best(result.selected)
+    full, listed = fit_index_to_budget(full, listed, lambda r: r.entry, lambda r, e: RankedEntry(e, r.score), render,
+                                       max_chars, lambda r: len(render_entry(r.entry)) + 2,
+                                       lambda r: len(index_line(r.entry.id, r.entry.name)) + 1)
+    fitted = {r.entry.id: r for r in (*full, *listed)}  # with the descriptions the budget shortened
+    result.selected = [fitted[r.entry.id] for r in result.selected if r.entry.id in fitted]
+    return render(full, listed)
 
 
 def print_block(block: str) -> bool:
@@ -219,9 +254,11 @@ def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answ
     importing: object = answer.import_report.remaining if answer.import_report is not None else 0
     if answer.import_elsewhere:
         importing = "elsewhere"  # another session or the background run is importing this project's bank
-    block = render_semantic_block(result, settings.injection_max_chars, answer.step, importing)
+    style = settings.injection_style
+    block = render_semantic_block(result, settings.injection_max_chars, answer.step, importing, style)
     shown = emit(block) is not False  # a closed stdout showed nothing: nothing is counted as recalled
-    _finish(session, answer, [r.entry.id for r in result.selected] if shown else [])
+    # An index block's one-line entries were named, not read: only the entries printed in full count as recalled.
+    _finish(session, answer, [r.entry.id for r in shown_in_full(result, style)] if shown else [])
     if shown:
         shown_ids.extend(r.entry.id for r in result.selected)
         write_tracking(request.global_store, semantic_record(result, project_name(request.project_root), now()))

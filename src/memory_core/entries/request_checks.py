@@ -18,6 +18,9 @@ from memory_core.safety.redaction import redact_secrets
 MAX_LIMIT = 100
 """The most results one search (or one injected block asked for by a library caller) may return."""
 
+MAX_IDS = 20
+"""The most entries one `get_memory` call reads: a default session block (20 entries) names fewer."""
+
 EMPTY = "must not be empty"
 
 
@@ -39,6 +42,20 @@ def check_query(text: object) -> str:
     if not text.strip():
         raise InvalidEntry("query", EMPTY)
     return text.strip()
+
+
+def check_ids(ids: object, maximum: int = MAX_IDS) -> list[str]:
+    """The ids (stripped, repeats dropped, in order) when `ids` is a list of 1 to `maximum` texts;
+    InvalidEntry("ids", ...) otherwise. Whether each is a well-formed id is the lookup's to say, per id."""
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
+        raise InvalidEntry("ids", "must be a list of entry ids")
+    if not ids:
+        raise InvalidEntry("ids", EMPTY)
+    if len(ids) > maximum:
+        raise InvalidEntry("ids", f"must have at most {maximum} items")
+    if not all(isinstance(entry_id, str) for entry_id in ids):
+        raise InvalidEntry("ids", "must be text")
+    return list(dict.fromkeys(entry_id.strip() for entry_id in ids))
 
 
 def check_category(category: Optional[str]) -> Optional[str]:

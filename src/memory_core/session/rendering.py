@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Optional, Sequence
 
-from memory_core.safety.inert import inert_block_text, one_line, strip_controls
+from memory_core.safety.inert import inert_block_text, inert_line, one_line, strip_controls
 from memory_core.entries.records import CATEGORIES, CATEGORY_TITLES, Entry
 
 _SECTION_ADVICE = {"anti-patterns": " to Avoid", "heuristics": "", "patterns": " to Follow"}
@@ -68,15 +68,48 @@ def render_entry(entry: Entry) -> str:
     return inert_entry_text(entry.category, "\n".join(lines))
 
 
+INDEX_NAME_CHARS = 120
+"""An index line's name is cut here: the line points at an entry, its text is one fetch away."""
+
+
+def index_line(entry_id: str, name: str) -> str:
+    """One inert line for an entry the `index` style names without printing it: `- <whole id> — <name>`."""
+    title = one_line(name)
+    if len(title) > INDEX_NAME_CHARS:
+        title = title[:INDEX_NAME_CHARS - 1].rstrip() + "…"
+    return inert_line(f"- {one_line(entry_id)} — {title}")
+
+
+def index_hint(listed: int) -> str:
+    """The line telling the agent how to read the entries an index block only names."""
+    if listed == 1:
+        return ("*One entry is listed by id and name only: read it in full with the MCP tool `get_memory` (its id) "
+                "or `iflow-memory show ID`.*")
+    return (f"*{listed} entries are listed by id and name only: read them in full with the MCP tool `get_memory` "
+            "(their ids) or `iflow-memory show ID`.*")
+
+
 def render_block(sections: Sequence[tuple[str, Sequence[str]]], diagnostic: Optional[str] = None) -> str:
     """Render the memory block: title, optional diagnostic line, category sections, `---`; entry texts are
     made inert here too, so the markdown pipeline's raw entries cannot forge the frame either."""
+    return render_index_block([(category, texts, ()) for category, texts in sections], diagnostic)
+
+
+def render_index_block(sections: Sequence[tuple[str, Sequence[str], Sequence[str]]],
+                       diagnostic: Optional[str] = None) -> str:
+    """`render_block` whose sections also end with one-line entries (`index_line`): each section holds its
+    entries in full, then a blank line, then its listed ones; lines are made inert here too."""
     lines = [BLOCK_TITLE, ""]
     if diagnostic:
         lines += [strip_controls(diagnostic), ""]
-    for category, texts in sections:
+    for category, texts, listed in sections:
         lines.append(SECTION_TITLES[category])
-        lines.append("\n\n".join(inert_entry_text(category, text) for text in texts))
+        parts = []
+        if texts:
+            parts.append("\n\n".join(inert_entry_text(category, text) for text in texts))
+        if listed:
+            parts.append("\n".join(inert_line(one_line(line)) for line in listed))
+        lines.append("\n\n".join(parts))
         lines.append("")
     lines.append("---")
     return "\n".join(lines) + "\n"

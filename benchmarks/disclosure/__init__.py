@@ -1,0 +1,1 @@
+"""`python -m benchmarks disclosure`: the session block in the `full` and `index` injection styles."""
