@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import stat
-import subprocess
 
 import pytest
 
