@@ -75,7 +75,9 @@ class WarmServer:
             identity = _identity(self.path)
             self._last_request = self.ticker()
             self.listening.set()
+            self._log(f"serving {self.path}")
             self._accept_until_done(listener, identity)
+            self._log(f"ended: {self._stop_reason}")
             return self._stop_reason or "stopped"
         finally:
             listener.close()

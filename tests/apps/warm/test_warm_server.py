@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from memory_apps.warm import connection
-from memory_apps.warm.client import MAX_REQUEST_BYTES, ask_warm
+from memory_apps.warm.client import MAX_REPLY_BYTES, MAX_REQUEST_BYTES, ask_warm
 from memory_apps.warm.paths import code_version, socket_path
 from tests.apps.warm.conftest import make_server, serving, wait_for
 from tests.apps.warm.test_warm_paths import deep_store
@@ -67,7 +67,7 @@ def test_with_no_server_the_client_returns_none_without_connecting(store, monkey
     assert attempts == []
 
 
-def test_a_hung_handler_makes_the_client_give_up_at_its_timeout_and_others_still_get_served(store):
+def test_a_hung_handler_makes_the_client_give_up_at_its_timeout_and_the_server_recovers(store):
     release = threading.Event()
     entered = threading.Event()
 
@@ -78,9 +78,16 @@ def test_a_hung_handler_makes_the_client_give_up_at_its_timeout_and_others_still
         return {"ok": True}
 
     with serving(make_server(store, handler)):
-        assert ask_warm(str(store), {"hang": True}, timeout=0.3) is None
-        wait_for(entered.is_set, "the handler to be called")
+        first: list = []
+        stuck = threading.Thread(target=lambda: first.append(ask_warm(str(store), {"hang": True}, timeout=60)))
+        stuck.start()
+        wait_for(entered.is_set, "the handler to hang")
+
+        assert ask_warm(str(store), {}, timeout=0.3) is None  # waits behind the hung call, then gives up
+
         release.set()
+        stuck.join(60)
+        assert first == [{"ok": True}]
         assert ask_warm(str(store), {}, timeout=30) == {"ok": True}
 
 
@@ -118,6 +125,11 @@ def test_a_handler_exception_is_an_error_reply_and_the_server_lives(store):
     with serving(make_server(store, handler)):
         assert ask_warm(str(store), {"boom": 1}, timeout=30) == {"error": "handler failed: ValueError"}
         assert ask_warm(str(store), {}, timeout=30) == {"fine": True}
+
+
+def test_a_reply_too_large_for_the_client_is_an_error(store):
+    with serving(make_server(store, lambda request: {"text": "z" * MAX_REPLY_BYTES})):
+        assert ask_warm(str(store), {}, timeout=30) == {"error": "reply too large"}
 
 
 def test_a_reply_that_is_not_an_object_is_an_error(store):
