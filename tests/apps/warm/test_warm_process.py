@@ -70,11 +70,17 @@ def test_a_handler_that_cannot_be_built_is_logged_not_printed(store, server_proc
 
 
 @pytest.fixture
-def launch_env(monkeypatch):
-    """The launcher's own environment: background processes allowed, a test handler."""
+def launch_env(monkeypatch, store):
+    """The launcher's own environment (background processes allowed, a test handler); any server still holding
+    the store's lease at the end is sent SIGTERM, so no test leaves one idling for 15 minutes."""
     for name, value in process_env().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("IFLOW_MEMORY_BACKGROUND", "1")
+    yield
+    for holder in FileLeases(str(store)).holders():
+        if holder["task"] == LEASE_TASK:
+            os.kill(holder["pid"], signal.SIGTERM)
+            wait_for(lambda: gone(holder["pid"]) or _zombie(holder["pid"]), "the launched server to end")
 
 
 def test_the_launcher_spawns_one_server_that_answers_then_stops_on_sigterm(store, launch_env, tmp_path,
@@ -83,16 +89,28 @@ def test_the_launcher_spawns_one_server_that_answers_then_stops_on_sigterm(store
     assert start_warm(str(store)) is True
     wait_for(lambda: answers(store), "the launched server to answer")
     pid = server_pid(store)
-    try:
-        reply = ask_warm(str(store), {"prompt": "hi"}, timeout=30)
-        assert reply["echo"] == {"prompt": "hi"} and reply["pid"] == pid
-        if os.path.isdir("/proc"):
-            assert os.readlink(f"/proc/{pid}/cwd") == "/"
-        assert start_warm(str(store)) is False  # the lease is held
-    finally:
-        os.kill(pid, signal.SIGTERM)
+
+    reply = ask_warm(str(store), {"prompt": "hi"}, timeout=30)
+    assert reply["echo"] == {"prompt": "hi"} and reply["pid"] == pid
+    if os.path.isdir("/proc"):
+        assert os.readlink(f"/proc/{pid}/cwd") == "/"
+    assert start_warm(str(store)) is False  # the lease is held
+
+    os.kill(pid, signal.SIGTERM)
     wait_for(lambda: gone(pid) or _zombie(pid), "the server to end")
     assert not os.path.lexists(socket_path(str(store)))
+
+
+def test_the_launcher_replaces_a_killed_server(store, server_process, launch_env):
+    process = server_process()
+    wait_for(lambda: answers(store), "the first server to answer")
+    process.send_signal(signal.SIGKILL)
+    process.wait(GENEROUS_S)
+    assert ask_warm(str(store), {}, timeout=30) is None
+
+    assert start_warm(str(store)) is True
+    wait_for(lambda: answers(store), "the replacement to answer")
+    assert server_pid(store) != process.pid
 
 
 def test_the_launcher_does_not_respawn_at_once_after_a_failed_start(store, launch_env, monkeypatch):
