@@ -59,7 +59,7 @@ class WarmServer:
 
     def serve(self) -> str:
         """Run until the server has a reason to end, and return it: `no store`, `lease`, `unsafe`, `idle`,
-        `version`, `socket`, `signal` or `stopped`."""
+        `version`, `socket`, `signal`, `accept failed` or `stopped`."""
         if not os.path.isdir(self.store_dir):
             return "no store"
         if not self.leases.claim(LEASE_TASK):
@@ -132,6 +132,10 @@ class WarmServer:
         try:
             conn, _ = listener.accept()
         except (socket.timeout, InterruptedError):
+            return
+        except OSError as exc:  # out of descriptors, say: retrying at once would spin; the next hook starts anew
+            self._log(f"accept failed: {exc}")
+            self.stop("accept failed")
             return
         if not self._slots.acquire(blocking=False):
             conn.close()
