@@ -260,7 +260,7 @@ def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answ
     # An index block's one-line entries were named, not read: only the entries printed in full count as recalled.
     _finish(session, answer, [r.entry.id for r in shown_in_full(result, style)] if shown else [])
     if shown:
-        shown_ids.extend(r.entry.id for r in result.selected)
+        shown_ids.extend(r.entry.id for r in shown_in_full(result, style))
         write_tracking(request.global_store, semantic_record(result, project_name(request.project_root), now()))
     return block
 

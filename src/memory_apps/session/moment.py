@@ -86,6 +86,7 @@ class MomentHost:
     def __init__(self, keep_models: bool = False) -> None:
         self._keep_models = keep_models
         self._wirings: OrderedDict[tuple, tuple[Any, Any]] = OrderedDict()
+        self._lock = threading.Lock()  # the warm-up thread and the calls share the wirings
 
     def answer(self, call: HookCall, deadline: Deadline) -> HookAnswer:
         """The answer to one hook call; never raises (a failure answers nothing and says why on stderr)."""
@@ -115,20 +116,33 @@ class MomentHost:
             return self._prompt(call, wiring, kept, ledger, session, shown, deadline)
         return self._file(call, wiring, ledger, session, shown)
 
+    def warm_up(self, global_store: str) -> None:
+        """Load the default settings' query model and vectors now (the warm process, as it starts), so its first
+        answer need not; never raises."""
+        from memory_apps.config import MemoryConfig
+
+        try:
+            retrieve = self._wiring(MemoryConfig(), global_store)[1].current()
+            if retrieve.embedder is not None and retrieve.vector_index is not None:
+                retrieve.vector_index.similarities(retrieve.embedder.embed_query("warm up"))
+        except Exception as exc:  # noqa: BLE001 - the first answer loads them instead
+            print(f"iflow-memory: warm-up skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
+
     def _wiring(self, settings, global_store: str):
         from memory_apps.session.kept_retrieval import KeptRetrieval
         from memory_apps.wiring.resolver import RecipeWiring
         from memory_apps.wiring.values import container_values
 
         key = (settings, global_store)
-        if key not in self._wirings:
-            values = container_values(settings, global_store, hook_path=True, keep_models=self._keep_models)
-            wiring = RecipeWiring(values)
-            self._wirings[key] = (wiring, KeptRetrieval(wiring))
-            while len(self._wirings) > KEPT_WIRINGS:
-                self._wirings.popitem(last=False)
-        self._wirings.move_to_end(key)
-        return self._wirings[key]
+        with self._lock:
+            if key not in self._wirings:
+                values = container_values(settings, global_store, hook_path=True, keep_models=self._keep_models)
+                wiring = RecipeWiring(values)
+                self._wirings[key] = (wiring, KeptRetrieval(wiring))
+                while len(self._wirings) > KEPT_WIRINGS:
+                    self._wirings.popitem(last=False)
+            self._wirings.move_to_end(key)
+            return self._wirings[key]
 
     def _prompt(self, call: HookCall, wiring, kept, ledger, session: Optional[str], shown: SessionShown,
                 deadline: Deadline) -> HookAnswer:
