@@ -133,3 +133,16 @@ def test_the_hook_block_is_fenced_inert_and_keeps_ids_whole():
     assert len(block) < 1200  # the description is shortened, not the id
     assert render_moment_block(PROMPT_TITLE, []) == ""
     assert short_text("a b c", 3).endswith("…")
+
+
+def test_a_prompt_naming_a_file_gets_the_learning_citing_it_first():
+    store, strong, _ = bank_of_answers()
+    csv = add(store, "Never split CSV rows by hand", "quoted fields", references=["src/ingest/csv_reader.py"])
+    add(store, "Readers share a buffer", "x", references=["src/ingest/json_reader.py"])
+    found = recall_for_prompt(retrieve(store), "tokenising parser input breaks in csv_reader.py", None,
+                              store=store, references=store)
+    assert [m.entry.id for m in found.cited] == [csv]  # the same directory is not about this file
+    assert len(found.cited) + len(found.shown) <= 3 and found.shown
+    again = recall_for_prompt(retrieve(store), "csv_reader.py again", None, already_shown={csv},
+                              store=store, references=store)
+    assert again.cited == []

@@ -156,13 +156,15 @@ class MomentHost:
             return HookAnswer()
         scopes = remembered_project_scopes(call.project_root, call.global_store)
         retrieve = _retrieve_within(wiring, kept, prompt_query(prompt), deadline)
-        recall = recall_for_prompt(retrieve, prompt, scopes, shown.entry_ids)
-        items = [(r.entry, f"relevance {r.relevance:.2f}") for r in recall.shown]
+        store = wiring.store()
+        recall = recall_for_prompt(retrieve, prompt, scopes, shown.entry_ids, store=store, references=store)
+        items = [(m.entry, f"cites {m.cited} ({m.how})") for m in recall.cited]
+        items += [(r.entry, f"relevance {r.relevance:.2f}") for r in recall.shown]
         state = "active" if recall.vector.ran else f"keywords only ({recall.vector.reason})"
         diagnostic = (f"*Memory: {len(items)} of {recall.total} for this prompt | semantic: {state} "
                       f"| floor: relevance {recall.model.hook_floor:.2f}*")
         block = render_moment_block(PROMPT_TITLE, items, diagnostic)
-        ids = [r.entry.id for r in recall.shown]
+        ids = [entry.id for entry, _ in items]
         return HookAnswer(hook_json(PROMPT_HOOK, block) if block else "",
                           lambda: _commit(wiring, ledger, session, ids, prompts=[asked]))
 

@@ -20,6 +20,15 @@ def cited_path(reference: str) -> str:
     return _LOCATION.sub("", reference.strip())
 
 
+FILE_NAMED = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)+[\w.-]+|[\w-]+\.[a-z][a-z0-9]{0,4})(?![\w/])")
+"""A path (`hooks/session-start.sh`) or a file name with an extension (`board.py`) as a prompt writes it."""
+
+
+def files_named_in(text: str) -> list[str]:
+    """The paths and file names a text mentions, each once, in order."""
+    return list(dict.fromkeys(m.rstrip(".") for m in FILE_NAMED.findall(text or "")))
+
+
 def _clean(path: str) -> str:
     path = cited_path(path).replace("\\", "/")
     while path.startswith("./"):

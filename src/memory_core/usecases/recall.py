@@ -16,7 +16,7 @@ from memory_core.ports.candidate_source import CandidateSource
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.reference_index import ReferenceIndex
 from memory_core.ranking.absolute_relevance import RelevanceModel, relevance_model
-from memory_core.ranking.code_references import SAME_FILE_NAME, SAME_PATH, reference_match
+from memory_core.ranking.code_references import SAME_FILE_NAME, SAME_PATH, files_named_in, reference_match
 from memory_core.usecases.retrieve import RankedEntry, RetrieveAndRank, SignalReport
 
 PROMPT_LIMIT = 3
@@ -38,6 +38,8 @@ class PromptRecall:
     total: int
     vector: SignalReport = field(default_factory=SignalReport)
     keyword: SignalReport = field(default_factory=SignalReport)
+    cited: list["FileMatch"] = field(default_factory=list)
+    """Learnings citing a file the prompt names (shown before `shown`, within the same limit)."""
 
 
 @dataclass
@@ -63,9 +65,22 @@ def prompt_query(prompt: str) -> str:
 
 
 def recall_for_prompt(retrieve: RetrieveAndRank, prompt: str, scopes: Optional[Sequence[str]],
-                      already_shown: Collection[str] = (), limit: int = PROMPT_LIMIT) -> PromptRecall:
-    """At most `limit` learnings over the hook floor for `prompt`, none the session was shown already."""
+                      already_shown: Collection[str] = (), limit: int = PROMPT_LIMIT,
+                      store: Optional[EntryStore] = None, references: Optional[ReferenceIndex] = None
+                      ) -> PromptRecall:
+    """At most `limit` learnings for `prompt`, none the session was shown already: first (with `store` and
+    `references`) up to FILE_LIMIT citing a file the prompt names, then those over the hook floor."""
     text = prompt_query(prompt)
+    cited: list[FileMatch] = []
+    if store is not None and references is not None:
+        for path in files_named_in(text):
+            taken = set(already_shown) | {m.entry.id for m in cited}
+            cited += [m for m in recall_for_file(store, references, path, scopes, taken, FILE_LIMIT - len(cited))
+                      if m.match >= SAME_FILE_NAME]  # a learning on the same directory is not about this file
+            if len(cited) >= min(FILE_LIMIT, limit):
+                break
+    limit -= len(cited)
+    already_shown = set(already_shown) | {m.entry.id for m in cited}
     found = retrieve.search(text, limit=PROMPT_CANDIDATES + min(len(already_shown), PROMPT_CANDIDATES),
                             scopes=scopes)
     model = relevance_model(found.vector.ran)
@@ -74,8 +89,8 @@ def recall_for_prompt(retrieve: RetrieveAndRank, prompt: str, scopes: Optional[S
         candidates = sorted(fresh[:PROMPT_CANDIDATES], key=lambda r: -(r.relevance or 0.0))
     else:  # the keyword model was fitted on the ranking's first few as they come
         candidates = fresh[:limit]
-    shown = [r for r in candidates if (r.relevance or 0.0) >= model.hook_floor][:limit]
-    return PromptRecall(shown, model, len(candidates), found.total, found.vector, found.keyword)
+    shown = [r for r in candidates if (r.relevance or 0.0) >= model.hook_floor][:max(limit, 0)]
+    return PromptRecall(shown, model, len(candidates), found.total, found.vector, found.keyword, cited)
 
 
 def recall_for_file(store: EntryStore, references: ReferenceIndex, path: str, scopes: Optional[Sequence[str]],
