@@ -13,6 +13,7 @@ from memory_apps.commands.trust import bank_lines
 from memory_apps.config import CONFIG_RELATIVE_PATH, MemoryConfig, collected_problems, load_config
 from memory_apps.formatting import count_of, dumps
 from memory_apps.store_paths import global_store_dir, missing_project, missing_store
+from memory_apps.warm.server import LEASE_TASK as WARM_LEASE
 from memory_core.errors import DatabaseCorrupt, StorageError, install_hint
 from memory_core.embedding.space import EmbeddingSpace, pinned_space, staged_space
 
@@ -128,13 +129,28 @@ def _store_checks(settings: MemoryConfig, store_dir: str, project_root: str) -> 
     if staged:
         checks.append(check(FIX, "re-embed", f"in progress to {staged.label}", "iflow-memory embed"))
     pending = len(store.pending_ids(1_000_000))
-    running = container.shared_work().leases.holders()
+    holders = container.shared_work().leases.holders()
+    running = [r for r in holders if r.get("task") != WARM_LEASE]  # the warm process lives long on purpose
     checks.append(_ok_or_fix(pending == 0 or bool(running), "vectors", f"{count_of(pending, 'entry', 'entries')} without a vector"
                              + (" (a background run is embedding them)" if pending and running else ""),
                              "iflow-memory embed"))
     checks.append(_background_check(running))
+    checks.append(_warm_check(store_dir, [r for r in holders if r.get("task") == WARM_LEASE]))
     checks += [check(OK if trusted else MISSING, "bank", detail, fix) for trusted, detail, fix in bank_lines(store)]
     return checks
+
+
+def _warm_check(store_dir: str, warm: list[dict]) -> dict[str, Any]:
+    """Whether the prompt and file hooks' warm process is up (it is started by the next hook when it is not)."""
+    from memory_apps.warm.hook_process import WARM_ENV, warm_enabled
+    from memory_apps.warm.paths import socket_path
+
+    if not warm_enabled():
+        return check(MISSING, "warm process", f"off ({WARM_ENV}); the prompt and file hooks answer cold")
+    if not warm:
+        return check(MISSING, "warm process", "not running; the next prompt or file hook starts it")
+    since = max(0, int(time.time() - float(warm[0].get("since", 0))))
+    return check(OK, "warm process", f"pid {warm[0].get('pid')} for {since} s on {socket_path(store_dir)}")
 
 
 def _background_check(running: list[dict]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ def _hook(args: argparse.Namespace) -> int:
 
     gc.disable()  # a short-lived hook process
     if args.event != "session-start":
-        from memory_apps.session.moment_hook import run_moment_hook
+        from memory_apps.warm.hook_process import run_moment_hook
 
         return run_moment_hook(args.event, args.project_root, args.global_store, args.defer_to_project)
     from memory_apps.session.claude_hook import session_start

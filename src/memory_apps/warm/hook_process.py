@@ -17,6 +17,8 @@ WARM_ENV = "IFLOW_MEMORY_WARM"
 """`off`: neither ask nor start the warm process (every hook answers cold)."""
 WARM_SHARE = 0.6
 """Of the time left, what the warm process may take before this process answers cold instead."""
+SENT_PROMPT_CHARS = 8_000
+"""More than the search reads (`recall.MAX_PROMPT_CHARS`), far less than the warm process's request limit."""
 OVERRUN_S = 0.5
 """How long past its deadline a stuck hook process may live before the watchdog ends it."""
 
@@ -64,6 +66,8 @@ def _answer(hook: str, project_root: Optional[str], global_store: Optional[str],
     event = read_event(stdin or sys.stdin)
     store = global_store_dir(global_store)
     root = project_root_of(event, project_root)
+    if isinstance(event.get("prompt"), str) and len(event["prompt"]) > SENT_PROMPT_CHARS:
+        event["prompt"] = event["prompt"][:SENT_PROMPT_CHARS]  # a pasted log: only its start is searched anyway
     if warm_enabled():
         from memory_apps.warm.client import ask_warm
 
