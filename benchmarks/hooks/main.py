@@ -28,7 +28,7 @@ from typing import Optional, Sequence
 from benchmarks.common.paths import DATA, RESULTS as RESULTS_DIR, shown
 from benchmarks.common.processes import log
 from benchmarks.hooks.measure import measure_set
-from benchmarks.hooks.report import agreement_table, differences, shares_table
+from benchmarks.hooks.report import agreement_table, differences, missed_table, shares_table
 from benchmarks.hooks.runner import DEADLINE_S, PATH_CONFIG
 from benchmarks.relevance.corpus_store import BUILT_AT, build_store
 from benchmarks.relevance.sets import PROMPTS, prompts_set
@@ -92,6 +92,8 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
     calibration = calibration_numbers()
     print("# The prompt hook, through the hook process\n")
     print(shares_table(results, calibration))
+    print("\n## Answerable prompts given no grade-2 learning, and why\n")
+    print(missed_table(results))
     print("\n## The hook process against the calibration's computation in process\n")
     print(agreement_table(results))
     print()

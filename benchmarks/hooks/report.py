@@ -29,6 +29,19 @@ def shares_table(sets: dict, calibration: dict) -> str:
     return "\n".join(lines)
 
 
+def missed_table(sets: dict) -> str:
+    """Why answerable prompts got no grade-2 learning (from the calibration's computation of the ranking)."""
+    lines = ["| prompt set | path | not among the ranking's first 10 | first one under the floor "
+             "| over the floor, not among the 3 shown |", "|---|---|---|---|---|"]
+    for name, found in sets.items():
+        for path, d in found["paths"].items():
+            m = d["answerable_missed"]
+            lines.append(f"| {name} | {path} | " + " | ".join(", ".join(m[k]) or "-" for k in
+                                                              ("not_among_candidates", "under_the_floor",
+                                                               "crowded_out")) + " |")
+    return "\n".join(lines)
+
+
 def agreement_table(sets: dict) -> str:
     """How often the hook process showed exactly what the in-process computation shows, and its wall time."""
     lines = ["| prompt set | path | prompts | same learnings, same order | same set | semantic state shown "

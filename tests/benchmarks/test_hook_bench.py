@@ -9,11 +9,13 @@ from datetime import datetime, timezone
 
 import pytest
 
+from benchmarks.common.paths import BANK_HEAD
+from benchmarks.hooks.main import HELD_OUT
 from benchmarks.hooks.measure import measure_set
 from benchmarks.hooks.runner import HookFailed, injected
 from benchmarks.hooks.shares import hook_shares
 from benchmarks.relevance.corpus_store import build_store
-from benchmarks.relevance.sets import Query, RelevanceSet, Session
+from benchmarks.relevance.sets import PROMPTS, Query, RelevanceSet, Session, _bank_entries, prompt_problems
 from memory_core.entries.models import EntryDraft
 
 ENTRIES = {
@@ -70,3 +72,14 @@ def test_the_shares_count_prompts_and_shown_learnings_and_flag_more_than_three()
     assert found["max_injected"] == 2 and not found["targets_met"]
     assert hook_shares([([2], True), ([], False)])["targets_met"]
     assert not hook_shares([([2, 2, 2, 2], True), ([], False)])["targets_met"]  # never more than 3
+
+
+@pytest.mark.skipif(not BANK_HEAD.is_dir(), reason="the real bank needs ../shared beside the project")
+def test_the_held_out_prompts_name_only_entries_of_the_bank_and_are_all_judged():
+    data = json.loads(HELD_OUT.read_text(encoding="utf-8"))
+    assert prompt_problems(data, {e.entry_id for e in _bank_entries()}) == []
+    answerable = [p for p in data["prompts"] if p.get("relevant")]
+    assert len(answerable) >= 10 and len(data["prompts"]) - len(answerable) >= 5
+    assert all(any(r["grade"] == 2 for r in p["relevant"]) for p in answerable)
+    calibrated = {p["prompt"] for p in json.loads(PROMPTS.read_text(encoding="utf-8"))["prompts"]}
+    assert not calibrated & {p["prompt"] for p in data["prompts"]}, "held out: none is a calibration prompt"
