@@ -34,6 +34,9 @@ SECTIONS = {
                   "the scores of prompts the real bank answers against those it does not"),
     "tuning": ("benchmarks.relevance.tuning",
                "leave-one-set-out cross-validation of the relevance ranking's weights (ADR 18)"),
+    "hooks": ("benchmarks.hooks.main",
+              "the prompt hook's relevance through the real hook process, on the calibration's prompts and on "
+              "held-out ones, both paths (model; keywords only), against the calibration's own computation"),
     "keyword-labels": ("benchmarks.relevance.keyword_labels",
                        "the local keyword tier's labels on the real knowledge bank (spec 001 AC5)"),
     "disclosure": ("benchmarks.disclosure.main",

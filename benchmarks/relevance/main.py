@@ -42,34 +42,41 @@ RESULTS = RESULTS_DIR / "relevance.json"
 class FixedClock:
     """The store's build time, so recency is the same on every run."""
 
+    def __init__(self, instant: datetime = BUILT_AT) -> None:
+        self.instant = instant
+
     def now(self) -> datetime:
         """The fixed instant."""
-        return BUILT_AT
+        return self.instant
 
 
 def prepare(relevance_set, workdir: str):
     """Store the set as the product does; return the Scorer, per judged query its Signals and judgements, the
     same for the queries nothing answers (with their keys), and the store (open: the product's `relevance`
     ranking reads cited files from it; the caller closes it)."""
+    return open_built(relevance_set, build_store(relevance_set, workdir))
+
+
+def open_built(relevance_set, built):
+    """`prepare` on a store built already (`build_store`): the same four things."""
     from memory_apps.config import MemoryConfig
     from memory_apps.wiring.container import build_container
     from memory_core.ranking.scoring import Weights
     from memory_core.usecases.retrieve import RetrieveAndRank
 
-    built = build_store(relevance_set, workdir)
     container = build_container(MemoryConfig(embedding_provider="local"), built.store_dir)
     store = container.store()
     plan = container.embedding_plan(want_target=False)
     index = container.vector_index(dimensions=plan.query.dimensions)
 
     def ranking(kind: str) -> RetrieveAndRank:
-        return RetrieveAndRank(store=store, clock=FixedClock(), weights=Weights(), keyword_index=store,
+        return RetrieveAndRank(store=store, clock=FixedClock(built.built_at), weights=Weights(), keyword_index=store,
                                embedder=plan.query, vector_index=index, ranking=kind, references=store)
 
     source = SignalSource(ranking("spec"), store, plan.query)
     position = {i: n for n, i in enumerate(source.order)}
     scorer = Scorer(ranking("spec"), ranking("relevance"), store.cited_files(),
-                    lambda ids: source.matrix[[position[i] for i in ids]], BUILT_AT)
+                    lambda ids: source.matrix[[position[i] for i in ids]], built.built_at)
 
     def judged(query):
         hidden = frozenset(built.ids[k] for k in query.hidden)
