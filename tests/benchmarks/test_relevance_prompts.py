@@ -1,5 +1,6 @@
 """The `prompts` relevance set (issue 23): its judgements name only entries of the real bank's head snapshot,
-every prompt is judged or marked unanswerable, and a dangling id stops the set instead of scoring as a miss."""
+every prompt is judged or marked unanswerable, and a dangling id stops the set instead of scoring as a miss;
+the further sets (relevance_prompts_*.json) follow the same rules, and no prompt id is used by two sets."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import pytest
 from benchmarks.common.paths import BANK_HEAD
 from benchmarks.relevance.calibration import separation, spread
 from benchmarks.relevance.sets import PROMPTS, _bank_entries, prompt_problems, prompts_set
+
+# every further prompt set (held-out, and the ones written later) follows the same format and judging rules
+MORE_PROMPTS = sorted(PROMPTS.parent.glob("relevance_prompts_*.json"))
 
 needs_bank = pytest.mark.skipif(not BANK_HEAD.is_dir(), reason="the real bank needs ../shared beside the project")
 
@@ -63,6 +67,27 @@ def test_the_set_keeps_unanswerable_prompts_out_of_the_judged_queries():
     assert {q.key for q in found.unanswerable} == {p["id"] for p in data["prompts"] if p.get("unanswerable")}
     assert all(q.relevant for q in found.queries) and not any(q.relevant for q in found.unanswerable)
     assert all(q.session.text for q in found.queries + found.unanswerable)
+
+
+@needs_bank
+@pytest.mark.parametrize("path", MORE_PROMPTS, ids=lambda path: path.stem)
+def test_every_further_prompt_set_names_only_entries_of_the_bank_and_has_a_2_for_each_answerable_prompt(
+        path, bank_ids):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["about"] and prompt_problems(data, bank_ids) == []
+    answerable = [p for p in data["prompts"] if p.get("relevant")]
+    assert answerable and any(p.get("unanswerable") for p in data["prompts"])
+    assert all(any(r["grade"] == 2 for r in p["relevant"]) for p in answerable), "an answerable prompt has a 2"
+    found = prompts_set(path)
+    assert len(found.queries) + len(found.unanswerable) == len(data["prompts"])
+
+
+def test_prompt_ids_are_unique_across_all_prompt_sets():
+    seen: dict[str, str] = {}
+    for path in [PROMPTS, *MORE_PROMPTS]:
+        for item in json.loads(path.read_text(encoding="utf-8"))["prompts"]:
+            assert item["id"] not in seen, f"{item['id']} is in {seen.get(item['id'])} and {path.name}"
+            seen[item["id"]] = path.name
 
 
 def test_the_floor_statistics_order_pairs_and_spread_values():
