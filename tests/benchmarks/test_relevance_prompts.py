@@ -94,3 +94,23 @@ def test_the_floor_statistics_order_pairs_and_spread_values():
     assert separation([0.9, 0.8], [0.1, 0.2]) == 1.0
     assert separation([0.5], [0.5]) == 0.5 and separation([0.1], [0.9]) == 0.0
     assert spread(list(range(11))) == {"median": 5.0, "p10": 1.0, "p90": 9.0}
+
+
+EXTRA_SETS = sorted(PROMPTS.parent.glob("relevance_prompts_*.json"))
+
+
+@needs_bank
+@pytest.mark.parametrize("path", EXTRA_SETS, ids=lambda p: p.name)
+def test_every_further_prompt_file_is_valid_and_every_answerable_prompt_has_a_grade_2(path, bank_ids):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert prompt_problems(data, bank_ids) == []
+    assert all(any(r["grade"] == 2 for r in p["relevant"]) for p in data["prompts"] if p.get("relevant"))
+    assert prompts_set(path).unanswerable, "each file also measures the floor on prompts nothing answers"
+
+
+def test_prompt_ids_and_texts_are_unique_across_every_prompt_file():
+    files = [PROMPTS, *EXTRA_SETS]
+    ids = [p["id"] for f in files for p in json.loads(f.read_text(encoding="utf-8"))["prompts"]]
+    texts = [p["prompt"] for f in files for p in json.loads(f.read_text(encoding="utf-8"))["prompts"]]
+    assert len(set(ids)) == len(ids), sorted({i for i in ids if ids.count(i) > 1})
+    assert len(set(texts)) == len(texts), "a prompt is repeated in another file"
