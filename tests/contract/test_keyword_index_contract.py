@@ -109,6 +109,9 @@ class KeywordIndexContract:
 class TestSqliteKeywordIndex(KeywordIndexContract):
     backend = "sqlite"
 
+    def test_scores_are_bm25(self, store):
+        assert store.keyword_scale == BM25_SCALE
+
     def test_malformed_match_query_returns_nothing_instead_of_raising(self, store):
         add(store, "SQLite WAL mode")
         assert store.keyword_search('"unterminated OR (', LIMIT) == {}
@@ -116,6 +119,9 @@ class TestSqliteKeywordIndex(KeywordIndexContract):
 
 class TestPostgresKeywordIndex(KeywordIndexContract):
     backend = "postgres"
+
+    def test_scores_are_ts_rank_cd_not_bm25(self, store):
+        assert store.keyword_scale == TS_RANK_CD_SCALE
 
     def test_a_query_of_operators_and_quotes_is_searched_as_its_words(self, store):
         entry_id = add(store, "SQLite WAL mode")
