@@ -85,5 +85,5 @@ def test_a_small_store_reads_bm25_as_matched_or_not():
 
     found = search.search("quote csv delimiters", 3)
 
-    assert found.search_floor == KEYWORD_MATCHED.search_floor
+    assert found.relevance_model is KEYWORD_MATCHED and found.search_floor == KEYWORD_MATCHED.search_floor
     assert [r.entry.id for r in found.good_matches()] == [csv]

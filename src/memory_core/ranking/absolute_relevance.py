@@ -66,14 +66,16 @@ MEANING_ONLY = RelevanceModel(
     name="meaning (keyword scores not BM25)", weights={COSINE: 5.8781, PASSAGE_COSINE: 2.9131}, bias=-6.7715,
     hook_floor=0.19, search_floor=0.012, order_by_relevance=True)
 """With vectors, over a keyword index that is not BM25 (PostgreSQL): WITH_MODEL without its BM25 term, which
-only lowers a relevance (so the hook floor stays WITH_MODEL's, conservatively), with its own search floor."""
+only lowers a relevance (so the hook floor stays WITH_MODEL's, conservatively), with its own search floor
+(measured on PostgreSQL)."""
 
 KEYWORD_MATCHED = RelevanceModel(
-    name="keywords matched (not BM25)", weights={KEYWORD_MATCH: 3.5165}, bias=-5.1648,
-    hook_floor=1.0, search_floor=0.161, order_by_relevance=False)
+    name="keywords matched (not BM25)", weights={KEYWORD_MATCH: 3.3384}, bias=-5.1648,
+    hook_floor=1.0, search_floor=0.138, order_by_relevance=False)
 """Without vectors, over a keyword index that is not BM25: whether a keyword matched is all it can say. Unmatched
 keeps KEYWORDS_ONLY's relevance; matched gets the share of relevant results among the matched ones on the
-`prompts` set (0.161). `search` keeps what matched; the prompt hook (floor 1.0, never reached) injects nothing."""
+`prompts` set on PostgreSQL (0.139). `search` keeps what matched; the prompt hook (floor 1.0, never reached)
+injects nothing."""
 
 
 def read_scale(keyword_scale: str, entries: int) -> str:

@@ -81,8 +81,14 @@ class Retrieval:
     weights: Weights = field(default_factory=Weights)
     pending_embeddings: int = 0
     model: Optional[str] = None
-    search_floor: Optional[float] = None
-    """From `search`: the relevance a result needs to be a good match (its relevance model's search floor)."""
+    relevance_model: Optional[RelevanceModel] = None
+    """From `search`: the model that gave the results their relevance (its floors are the ones to compare with:
+    it depends on the vector signal, the keyword index's scale and the store's size, see `read_scale`)."""
+
+    @property
+    def search_floor(self) -> Optional[float]:
+        """The relevance a result of `search` needs to be a good match (None outside `search`)."""
+        return None if self.relevance_model is None else self.relevance_model.search_floor
 
     def is_good(self, ranked: RankedEntry) -> bool:
         """Whether a selected entry is a good match: its relevance reaches the search floor (True outside
@@ -265,7 +271,7 @@ class RetrieveAndRank:
         model = self._add_relevance(query, selected, vector_scores, keyword_scores, vector.ran, total,
                                     [p.vector for p in passages] if passages else None)
         return Retrieval(selected=selected, total=total, context_query=query, vector=vector,
-                         keyword=keyword, weights=used, search_floor=model.search_floor)
+                         keyword=keyword, weights=used, relevance_model=model)
 
     def _add_relevance(self, query: str, selected: list[RankedEntry], vector_scores: Mapping[str, float],
                        keyword_scores: Mapping[str, float], vector_ran: bool, entries: int,
