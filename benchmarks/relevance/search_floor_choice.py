@@ -48,8 +48,9 @@ def choose(judged: dict[str, list[dict]], empty: dict[str, dict], queries: list[
     never a good match, so the floor stays above it whatever a set's recall of prominence alone."""
     limits = {name: set_limit(rows, unfound) for name, rows in judged.items()
               if name not in NOT_CONSTRAINING and rows}
-    binding = min(limits, key=limits.get)
-    floor = math.floor(limits[binding] * 1000) / 1000 if math.isfinite(limits[binding]) else 0.5
+    binding = min(limits, key=limits.get) if limits else None  # None: only `prompts` was measured
+    bound = limits[binding] if binding is not None else math.inf
+    floor = math.floor(bound * 1000) / 1000 if math.isfinite(bound) else 0.5
     floor = max(floor, math.ceil(unfound * 1000 + 1e-9) / 1000)
 
     def at(value: float) -> dict:

@@ -223,8 +223,8 @@ def add_commands(commands, fmt) -> None:
         return parser
 
     search = add("search", search_command, "search memories by meaning and keywords",
-                 "Shows the good matches only: results whose relevance (0-1, on the same scale for every query)\n"
-                 "reaches the search floor; none says \"no good match\" (exit 0), --all shows the weak ones too.\n\n"
+                 "Shows good matches only: relevance (0-1, one scale for every query) at least the floor; else "
+                 "\"no good match\".\n\n"
                  "examples:\n  iflow-memory search parsing csv files\n  iflow-memory search --category patterns "
                  "--limit 5 deploy rollback --json\n  iflow-memory search --all sqlite locking", precheck=_check_search)
     search.add_argument("query", nargs="+", help="what to look for")
