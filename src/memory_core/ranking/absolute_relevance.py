@@ -5,7 +5,9 @@ The spec's ranking divides every signal by its maximum, so it orders the entries
 the raw signals instead (cosine of the whole query, the best cosine of one of its clauses, FTS5's BM25) and was
 fitted and cross-validated on the relevance suite's `prompts` set over the real knowledge bank
 (benchmarks/relevance/floor*.py; coefficients and out-of-sample shares in benchmarks/results/relevance.json,
-`calibration.prompts.out_of_sample`). ADR 25 records the choice.
+`calibration.prompts.out_of_sample`). ADR 25 records the choice. A keyword index on another scale (PostgreSQL's
+ts_rank_cd), or a store too small for BM25's word rarity, gets a twin model that reads the keyword score as
+matched or not (`read_scale`, `relevance_model`); each model has its own floors.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ knows no word rarity and runs on another scale, so a weight fitted on BM25 means
 BM25_FROM_ENTRIES = 20
 """FTS5's idf is log((N - n + 0.5) / (n + 0.5)), floored near 0: in a store of a few entries a word most of them
 hold scores about 0 however well it matches, so below this many entries BM25 is read as matched or not too."""
+
 
 @dataclass(frozen=True)
 class RelevanceModel:
