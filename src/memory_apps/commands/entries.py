@@ -43,11 +43,10 @@ def search_command(args: argparse.Namespace) -> int:
             print(f'no good match for "{one_line(query)}"\n'
                   f"(`iflow-memory search --all ...` shows the closest entries anyway)")
         return 0
-    columns, rows = ["relevance", "score", "id", "category", "name"], []
-    for r in found.selected:
-        rows.append((_relevance_text(r.relevance), f"{r.score:.3f}", r.entry.id, r.entry.category, r.entry.name) + (("good" if found.is_good(r) else "weak",) if args.all else ()))
-    print(table(columns + (["match"] if args.all else []), rows, [0, 0, 0, 0, 70, 0], right=[0, 1],
-                whole=[0, 1, 2, 3]))
+    columns = ["relevance", "score", "id", "category", "name"] + (["match"] if args.all else [])
+    rows = [(_relevance_text(r.relevance), f"{r.score:.3f}", r.entry.id, r.entry.category, r.entry.name)
+            + (("good" if found.is_good(r) else "weak",) if args.all else ()) for r in found.selected]
+    print(table(columns, rows, [0, 0, 0, 0, 70, 0], right=[0, 1], whole=[0, 1, 2, 3]))
     return 0
 
 
