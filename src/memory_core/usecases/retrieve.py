@@ -63,8 +63,7 @@ class RankedEntry:
     entry: Entry
     score: float
     signals: Mapping[str, float] = field(default_factory=dict)
-    """Raw cosine, best clause cosine and BM25 (or, on another keyword scale, matched or not; see
-    `absolute_relevance`); empty outside `search`."""
+    """Raw cosine, best clause cosine and BM25 or keyword_match (see `absolute_relevance`); empty outside `search`."""
     relevance: Optional[float] = None
     """0-1 on a fixed scale (None outside `search`): comparable across queries, unlike `score`."""
 
@@ -91,11 +90,9 @@ class Retrieval:
         return None if self.relevance_model is None else self.relevance_model.search_floor
 
     def is_good(self, ranked: RankedEntry) -> bool:
-        """Whether a selected entry is a good match: its relevance reaches the search floor (True outside
-        `search`, where there is neither)."""
-        if self.search_floor is None or ranked.relevance is None:
-            return True
-        return ranked.relevance >= self.search_floor
+        """Whether a selected entry's relevance reaches the search floor (True outside `search`: neither exists)."""
+        floor = self.search_floor
+        return floor is None or ranked.relevance is None or ranked.relevance >= floor
 
     def good_matches(self) -> list[RankedEntry]:
         """The selected entries that are good matches, best first."""
@@ -279,8 +276,8 @@ class RetrieveAndRank:
         """Give each selected entry its raw signals and absolute relevance, and return the model that scored them
         (a query of several clauses has each clause embedded, unless the ranking did already (`clause_cosines`):
         a clause can match an entry the whole query dilutes; `entries`: how many are in scope, see `read_scale`)."""
-        scale = read_scale(self._keyword_index.keyword_scale if self._keyword_index is not None else BM25_SCALE,
-                           entries)
+        index = self._keyword_index
+        scale = read_scale(index.keyword_scale if index is not None else BM25_SCALE, entries)
         model = relevance_model(vector_ran, scale)
         wanted = [r.entry.id for r in selected]
         if clause_cosines is None and vector_ran and len(texts := text_passages(query)) > 1:
