@@ -32,6 +32,9 @@ SECTIONS = {
     "relevance": ("benchmarks.relevance.main",
                   "recall@20, nDCG@10 and MRR of every ranking method on seven sets of different character, and "
                   "the scores of prompts the real bank answers against those it does not"),
+    "search-floor": ("benchmarks.relevance.search_floor",
+                     "recall@10 of `search` on every relevance set without and with a relevance floor, and the "
+                     "share of nonsense queries that get \"no good match\"; chooses search_floor per path"),
     "tuning": ("benchmarks.relevance.tuning",
                "leave-one-set-out cross-validation of the relevance ranking's weights (ADR 18)"),
     "hooks": ("benchmarks.hooks.main",

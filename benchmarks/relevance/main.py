@@ -164,8 +164,11 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
     print(f"\nTotal {elapsed:.0f} s.")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    # `search-floor` writes its own key into this file (with its own "when"): a run of this section keeps it
+    kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     out.write_text(json.dumps({"sets": about, "results": results, "calibration": floors,
                                "seconds": round(elapsed, 1),
-                               "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1),
+                               "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                              | ({"search_floor": kept["search_floor"]} if "search_floor" in kept else {}), indent=1),
                    encoding="utf-8")
     return 0
