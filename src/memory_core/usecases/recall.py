@@ -83,7 +83,7 @@ def recall_for_prompt(retrieve: RetrieveAndRank, prompt: str, scopes: Optional[S
     already_shown = set(already_shown) | {m.entry.id for m in cited}
     found = retrieve.search(text, limit=PROMPT_CANDIDATES + min(len(already_shown), PROMPT_CANDIDATES),
                             scopes=scopes)
-    model = relevance_model(found.vector.ran)
+    model = found.relevance_model or relevance_model(found.vector.ran)  # the store's keyword scale decides
     fresh = [r for r in found.selected if r.entry.id not in already_shown]
     if model.order_by_relevance:  # stable: equal relevance keeps the ranking's order
         candidates = sorted(fresh[:PROMPT_CANDIDATES], key=lambda r: -(r.relevance or 0.0))
