@@ -9,12 +9,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import stat
 import sys
 import traceback
 from typing import Callable, Optional
 
 from memory_adapters.shared_work.file_leases import FileLeases
 from memory_apps.warm.private_dirs import open_log
+from memory_apps.warm.paths import socket_path
 from memory_apps.warm.server import LEASE_TASK, WarmServer
 
 # For tests only: `module:function`, called with the store, builds the handler instead of make_handler.
@@ -37,6 +39,9 @@ def main(argv: Optional[list] = None) -> int:
     # The lease before the model: of two servers started at once, only one pays for loading it.
     if not os.path.isdir(store) or not leases.claim(LEASE_TASK):
         return 0
+    if _blocked(socket_path(store)):  # before the model: the server could not listen there anyway
+        print(f"{socket_path(store)} is not a socket; left alone, no warm process", file=sys.stderr)
+        return 1
     try:
         handler = _build_handler(store)
     except Exception:
@@ -44,6 +49,14 @@ def main(argv: Optional[list] = None) -> int:
         return 1
     WarmServer(store, handler, idle_seconds=args.idle_seconds, leases=leases).serve()
     return 0
+
+
+def _blocked(path: str) -> bool:
+    """Whether something other than a socket (a file, a link) sits where the socket goes."""
+    try:
+        return not stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _build_handler(store: str) -> Callable[[dict], dict]:
