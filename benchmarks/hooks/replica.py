@@ -1,14 +1,14 @@
-"""What the calibration says the prompt hook shows, computed in this process the way the relevance suite fitted
-it (its candidates and raw features, the product's RelevanceModel and floor): the reference the hook process is
-compared with, prompt by prompt, so a gap can be traced to the prompt and the entry."""
+"""What the calibration says the prompt hook shows, computed in this process the way the relevance suite fits it
+(the product's search for the candidates and their raw signals, the product's RelevanceModel and floor): the
+reference the hook process is compared with, prompt by prompt, so a gap can be traced to the prompt and the entry
+(what is left between the two is the process: its clock, its session, its deadline, the files a prompt names)."""
 
 from __future__ import annotations
 
 from typing import Optional
 
 from benchmarks.relevance.corpus_store import BuiltStore
-from benchmarks.relevance.floor_features import TermWeights, query_candidates
-from benchmarks.relevance.main import open_built
+from benchmarks.relevance.pooled import candidates_of, product_searches
 from benchmarks.relevance.sets import RelevanceSet
 from benchmarks.hooks.shares import LIMIT
 from memory_core.ranking.absolute_relevance import KEYWORDS_ONLY, WITH_MODEL
@@ -38,14 +38,12 @@ def best_graded(candidates, model, grades: dict[str, int]) -> Optional[dict]:
 def replica_choices(relevance_set: RelevanceSet, built: BuiltStore, paths) -> dict[str, dict[str, dict]]:
     """Per path, per prompt key: the (id, relevance) pairs the calibration's computation shows (`shown`), and
     where its first grade-2 learning stood (`grade2`, see `best_graded`)."""
-    scorer, queries, nothing, store = open_built(relevance_set, built)
+    searches, store = product_searches(built)
     try:
-        weights = TermWeights(store, len(relevance_set.drafts))
-        pairs = [(q, s, relevant) for q, (s, relevant) in zip(relevance_set.queries, queries)]
-        pairs += [(q, s, relevant) for q, (_, s, relevant) in zip(relevance_set.unanswerable, nothing)]
         found: dict[str, dict[str, dict]] = {path: {} for path in paths}
-        for q, s, relevant in pairs:
-            candidates = query_candidates(q.key, s, relevant, scorer, weights, q.session)
+        for q in relevance_set.queries + relevance_set.unanswerable:
+            relevant = {built.ids.get(k, k): g for k, g in q.relevant.items()}
+            candidates = candidates_of({p: searches[p] for p in paths}, q.key, q.session.text or "", relevant)
             for path in paths:
                 mine = candidates.paths[path]
                 found[path][q.key] = {"shown": chosen(mine, MODELS[path]),

@@ -75,8 +75,10 @@ def query_candidates(key: str, s: Signals, relevant: dict[str, int], scorer, wei
     found = QueryCandidates(key, relevant)
     rankings = {"full": scorer.spec.score(s.stats, s.vector, s.keyword, s.changed_files)[0],
                 "keyword": scorer.spec.score(s.stats, {}, s.keyword, s.changed_files)[0]}
+    signalled = {"full": set(s.keyword) | {i for i, v in s.vector.items() if v > 0}, "keyword": set(s.keyword)}
     for path, scores in rankings.items():
-        ranked = sorted(s.ids, key=lambda i: (-scores.get(i, 0.0), i))[:CANDIDATES]
+        # as the product's search: the entries a signal found first, those prominence alone ranks after them
+        ranked = sorted(s.ids, key=lambda i: (i not in signalled[path], -scores.get(i, 0.0), i))[:CANDIDATES]
         found.paths[path] = [Candidate(i, relevant.get(i, 0), {
             "cosine": s.vector.get(i, 0.0),
             # a prompt's clause can match an entry its whole text dilutes

@@ -29,14 +29,15 @@ class Logistic:
         return 1.0 / (1.0 + np.exp(-(np.asarray(x, dtype=float) @ np.asarray(self.weights) + self.bias)))
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, features: Sequence[str], steps: int = 30) -> Logistic:
-    """Newton's method on the L2-penalised log-likelihood, on standardised columns."""
+def fit_logistic(x: np.ndarray, y: np.ndarray, features: Sequence[str], steps: int = 30,
+                 ridge: float = RIDGE) -> Logistic:
+    """Newton's method on the L2-penalised log-likelihood (`ridge` per row), on standardised columns."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     z = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
     beta = np.zeros(z.shape[1])
-    penalty = np.diag([0.0] + [RIDGE * len(x)] * (z.shape[1] - 1))
+    penalty = np.diag([0.0] + [ridge * len(x)] * (z.shape[1] - 1))
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(z @ beta)))
         gradient = z.T @ (y - p) - penalty @ beta
@@ -83,7 +84,29 @@ def target_margin(outcome: dict[str, float]) -> float:
     return min(outcome[name] / target for name, target in TARGETS.items())
 
 
+def _shares_by_floor(prompts: Sequence[tuple[list[int], np.ndarray, bool]],
+                     floors: np.ndarray) -> dict[str, np.ndarray]:
+    """hook_outcome's three shares for every floor at once (one array per share, one value per floor)."""
+    grades = np.zeros((len(prompts), INJECT), dtype=int)
+    relevance = np.full((len(prompts), INJECT), -np.inf)
+    for n, (g, r, _) in enumerate(prompts):
+        first = min(len(g), INJECT)
+        grades[n, :first], relevance[n, :first] = g[:first], np.asarray(r, dtype=float)[:first]
+    answerable = np.array([p[2] for p in prompts], dtype=bool)
+    shown = relevance[None, :, :] >= floors[:, None, None]  # floor x prompt x position
+    injected = shown.sum(axis=(1, 2))
+    hits = (shown & (grades == 2)[None]).any(axis=2)[:, answerable].sum(axis=1)
+    related = (shown & (grades >= 1)[None]).sum(axis=(1, 2))
+    silent = (~shown.any(axis=2))[:, ~answerable].sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {"grade2": hits / answerable.sum() if answerable.any() else np.zeros(len(floors)),
+                "relevant": np.where(injected > 0, related / np.maximum(injected, 1), 0.0),
+                "silent": silent / (~answerable).sum() if (~answerable).any() else np.zeros(len(floors))}
+
+
 def choose_floor(prompts: Sequence[tuple[list[int], np.ndarray, bool]]) -> tuple[float, dict[str, float]]:
     """The floor whose outcome best meets the worst-met target (ties: the lower floor, which injects more)."""
-    best = max(FLOORS, key=lambda f: (round(target_margin(hook_outcome(prompts, f)), 6), -f))
-    return float(best), hook_outcome(prompts, float(best))
+    shares = _shares_by_floor(prompts, FLOORS)
+    margin = np.round(np.min([shares[name] / target for name, target in TARGETS.items()], axis=0), 6)
+    best = float(FLOORS[int(np.flatnonzero(margin == margin.max())[0])])
+    return best, hook_outcome(prompts, best)

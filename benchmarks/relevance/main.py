@@ -7,7 +7,8 @@ all-MiniLM-L6-v2 int8 model); signals come from the product's RetrieveAndRank; e
 signals. A set with prompts nothing answers (`prompts`) also gets the scores and raw signals of answerable
 against unanswerable prompts, what an absolute relevance floor would be calibrated on (issue 23), saved under
 "calibration", and that floor cross-validated over its prompts and applied to the other sets ("out_of_sample",
-floor.py). Not part of the test suite: it measures, it does not assert.
+floor.py); and every judged prompt file pooled, the floor refitted on them with nested cross-validation
+("calibration.pooled", refit.py). Not part of the test suite: it measures, it does not assert.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from benchmarks.relevance.calibration import calibrate, calibration_tables
 from benchmarks.relevance.floor import measure_floor
 from benchmarks.relevance.floor_features import TermWeights, query_candidates
 from benchmarks.relevance.floor_report import floor_tables
+from benchmarks.relevance.pooled import pooled_prompts, sources
+from benchmarks.relevance.refit import refit
+from benchmarks.relevance.refit_report import refit_tables
 from benchmarks.relevance.corpus_store import BUILT_AT, build_store
 from benchmarks.relevance.methods import METHODS, PRODUCT, SINGLE_SIGNALS, Scorer
 from benchmarks.relevance.metrics import score_ranking
@@ -122,6 +126,13 @@ def evaluate_set(relevance_set, workdir: str) -> tuple[dict, Optional[dict], lis
         store.close()
 
 
+def pooled_refit() -> dict:
+    """Every judged prompt file through the product's search on one store, and the floor refitted on them."""
+    pooled = pooled_prompts()
+    files = {name: list(pooled.source.values()).count(name) for name in sources(pooled)}
+    return {"files": files, "refit": refit(pooled)}
+
+
 def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> int:
     """Build every set's store, rank, print the tables, write the JSON."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
@@ -160,6 +171,9 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
         floors["prompts"]["out_of_sample"] = measure_floor(candidates["prompts"], others)
         print("\n### prompts: the relevance floor, out of sample\n")
         print(floor_tables(floors["prompts"]["out_of_sample"]))
+        floors["pooled"] = pooled_refit()
+        print("\n### every prompt file pooled: the relevance floor refitted, out of sample\n")
+        print(refit_tables(floors["pooled"]["refit"], floors["pooled"]["files"]))
     elapsed = time.monotonic() - started
     print(f"\nTotal {elapsed:.0f} s.")
     out = Path(args.out)

@@ -77,7 +77,9 @@ def test_search_marks_nonsense_weak_and_a_match_good(scale):
     assert len(nonsense.selected) == 5 and nonsense.good_matches() == []
     assert [r.entry.id for r in found.good_matches()] == [csv]
     assert found.search_floor == relevance_model(False, scale).search_floor
-    assert set(found.selected[0].signals) == {COSINE, PASSAGE_COSINE, BM25 if scale == BM25_SCALE else KEYWORD_MATCH}
+    signals = set(found.selected[0].signals)  # beside these, relevance_signals' others (cosine_z, word_share, ...)
+    assert {COSINE, PASSAGE_COSINE, BM25 if scale == BM25_SCALE else KEYWORD_MATCH} <= signals
+    assert (BM25 in signals) == (scale == BM25_SCALE) != (KEYWORD_MATCH in signals)
 
 
 def test_a_small_store_reads_bm25_as_matched_or_not():

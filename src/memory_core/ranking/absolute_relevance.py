@@ -16,7 +16,8 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
-COSINE, PASSAGE_COSINE, BM25 = "cosine", "passage_cosine", "bm25"
+from memory_core.ranking.relevance_signals import BM25, COSINE, PASSAGE_COSINE  # noqa: F401 (re-exported)
+
 KEYWORD_MATCH = "keyword_match"
 """1.0 when the keyword index matched the entry at all: what a keyword score says when its scale is not BM25's."""
 BM25_SCALE, TS_RANK_CD_SCALE = "bm25", "ts_rank_cd"

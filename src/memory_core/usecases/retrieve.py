@@ -16,8 +16,9 @@ from memory_core.ports.embedder import Embedder
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.keyword_index import KeywordIndex
 from memory_core.ports.vector_index import VectorIndex
-from memory_core.ranking.absolute_relevance import (BM25_SCALE, COSINE, PASSAGE_COSINE, RelevanceModel,
-                                                    keyword_signal, read_scale, relevance_model)
+from memory_core.ranking.absolute_relevance import (BM25_SCALE, RelevanceModel, keyword_signal, read_scale,
+                                                    relevance_model)
+from memory_core.ranking.relevance_signals import signals_of
 from memory_core.ranking.code_references import reference_scores
 from memory_core.ports.reference_index import ReferenceIndex
 from memory_core.ranking.context_query import text_passages
@@ -63,7 +64,8 @@ class RankedEntry:
     entry: Entry
     score: float
     signals: Mapping[str, float] = field(default_factory=dict)
-    """Raw cosine, best clause cosine and BM25 or keyword_match (see `absolute_relevance`); empty outside `search`."""
+    """Raw cosine, best clause cosine, BM25 (or keyword_match on another scale, see `absolute_relevance`) and the
+    others of `relevance_signals`; empty outside `search`."""
     relevance: Optional[float] = None
     """0-1 on a fixed scale (None outside `search`): comparable across queries, unlike `score`."""
 
@@ -289,11 +291,12 @@ class RetrieveAndRank:
         for found in (clause_cosines or []) if vector_ran else []:
             for i in wanted:
                 clause_best[i] = max(clause_best.get(i, -1.0), found.get(i, 0.0))
-        for ranked in selected:
-            i = ranked.entry.id
-            cosine = vector_scores.get(i, 0.0) if vector_ran else 0.0
-            ranked.signals = {COSINE: cosine, PASSAGE_COSINE: clause_best.get(i, cosine),
-                              **keyword_signal(keyword_scores.get(i, 0.0), scale)}
+        bm25 = keyword_scores if scale == BM25_SCALE else None  # another scale says matched or not, no BM25
+        signals = signals_of([r.entry for r in selected], query, vector_scores if vector_ran else None,
+                             clause_best, bm25)
+        for ranked, raw in zip(selected, signals):
+            ranked.signals = raw if bm25 is not None else raw | keyword_signal(keyword_scores.get(ranked.entry.id,
+                                                                                                 0.0), scale)
             ranked.relevance = model.relevance(ranked.signals)
         return model
 
