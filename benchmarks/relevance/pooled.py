@@ -19,8 +19,10 @@ PROMPT_FILES = {"calibration": PROMPTS, "heldout": DATA / "relevance_prompts_hel
 """Source name -> judged prompt file over the real bank (those present are pooled)."""
 BM25_IDF = "bm25_idf"
 """BM25 over the query's idf sum (benchmark only: the product would need each word's document count)."""
-NEAR_TOPIC = {"calibration": ("u13", "u14", "u15", "u16"), "heldout": ("hu",)}
-"""Unanswerable prompts close to the bank's topics (key prefixes), where a floor errs most."""
+NEAR_TOPIC = {"calibration": ("u13", "u14", "u15", "u16"), "heldout": ("hu",),
+              "b": ("bu06", "bu07", "bu08", "bu09", "bu10"), "c": ("cu06", "cu07", "cu08", "cu09", "cu10")}
+"""Unanswerable prompts close to the bank's topics (key prefixes, as each file's `about` names them), where a floor
+errs most."""
 
 
 @dataclass
