@@ -6,9 +6,9 @@ The relevance suite's `prompts` store is built as that suite builds it (the real
 tier, the bundled model). Then, for every prompt, `iflow-memory hook user-prompt-submit` runs as its own process
 (no warm process, a 30 s deadline so the model always answers, a new session and a fresh copy of the store for
 each prompt), and the `- id:` lines of what it printed are read back. Per path (with the model; keywords only)
-and per prompt set (the prompts the floor was calibrated on; held-out prompts written after it): the issue's
-three shares and the most shown to one prompt, next to the calibration's own computation run in this process on
-the same store, prompt by prompt, and the numbers benchmarks/results/relevance.json records. The store's dates
+and per prompt file (every judged file the floor was fitted on, pooled; `--held-out` adds one it did not see): the
+issue's three shares and the most shown to one prompt, next to the calibration's own computation run in this
+process on the same store, prompt by prompt, and the numbers benchmarks/results/relevance.json records. The store's dates
 are moved to the start of the run, so the hook, which ranks by the real clock, sees the entries as old as the
 calibration (at the suite's fixed build time) did. Not part of the test suite: it measures, it does not assert.
 """
@@ -31,22 +31,24 @@ from benchmarks.hooks.measure import measure_set
 from benchmarks.hooks.report import agreement_table, differences, missed_table, shares_table
 from benchmarks.hooks.runner import DEADLINE_S, PATH_CONFIG
 from benchmarks.relevance.corpus_store import BUILT_AT, build_store
-from benchmarks.relevance.sets import PROMPTS, prompts_set
+from benchmarks.relevance.pooled import present_files
+from benchmarks.relevance.refit import CHOSEN
+from benchmarks.relevance.sets import prompts_set
 
 RESULTS = RESULTS_DIR / "hooks.json"
 HELD_OUT = DATA / "relevance_prompts_heldout.json"
 RELEVANCE = RESULTS_DIR / "relevance.json"
-CHOSEN = "any feature set"
 
 
 def calibration_numbers(path: Path = RELEVANCE) -> dict:
-    """The calibration's in-sample and cross-validated shares per path (`calibration.prompts.out_of_sample`)."""
+    """Per path, the shipped fit's shares per prompt file: in sample and cross-validated
+    (`calibration.pooled.refit`, the variant the product ships)."""
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))["calibration"]["prompts"]["out_of_sample"]
+        found = json.loads(path.read_text(encoding="utf-8"))["calibration"]["pooled"]["refit"]
     except (OSError, ValueError, KeyError):
         return {}
-    return {p: {"in_sample": kinds[CHOSEN]["chosen_on_all"]["in_sample"],
-                "held_out": kinds[CHOSEN]["cross_validated"]["held_out"]} for p, kinds in found.items()}
+    return {p: {"in_sample": variants[CHOSEN]["chosen_on_all"]["in_sample"],
+                "held_out": variants[CHOSEN]["cross_validated"]["held_out"]} for p, variants in found.items()}
 
 
 def machine_load() -> list[float]:
@@ -55,12 +57,13 @@ def machine_load() -> list[float]:
 
 
 def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> int:
-    """Build the store, run the hook for every prompt of both sets on each path, print, write the JSON."""
+    """Build the store, run the hook for every prompt of every file on each path, print, write the JSON."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0].split(": ", 1)[1])
     parser.add_argument("--paths", default=",".join(PATH_CONFIG),
                         help=f"comma-separated: {', '.join(PATH_CONFIG)} (default both)")
-    parser.add_argument("--held-out", default=str(HELD_OUT),
-                        help=f"held-out prompts, same format (default {shown(HELD_OUT)}; '' for none)")
+    parser.add_argument("--held-out", default="",
+                        help="one more prompt file, same format, that the fit did not see (default none: every file "
+                             f"the fit pooled is run, {', '.join(shown(p) for p in present_files().values())})")
     parser.add_argument("--unshifted", action="store_true",
                         help="date the store as the relevance suite does (BUILT_AT) instead of moving its dates to "
                              "now: the hook, on the real clock, then sees every entry older than the calibration "
@@ -71,19 +74,19 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
     if not paths or set(paths) - set(PATH_CONFIG):
         parser.error(f"--paths: choose from {', '.join(PATH_CONFIG)}")
     os.environ.setdefault("IFLOW_MEMORY_BACKGROUND", "0")
-    calibrated = prompts_set()
-    if calibrated is None:
-        parser.error("the prompt set needs the real bank (../shared beside the project)")
-    sets = {"prompts": (calibrated, True, PROMPTS)}
+    found = {name: (prompts_set(source), source) for name, source in present_files().items()}
+    if not found or any(relevance_set is None for relevance_set, _ in found.values()):
+        parser.error("the prompt sets need the real bank (../shared beside the project)")
+    sets = {name: (replace(relevance_set, name=name), True, source) for name, (relevance_set, source) in found.items()}
     if args.held_out:
         held = prompts_set(Path(args.held_out))
-        sets["prompts-heldout"] = (replace(held, name="prompts-heldout"), False, Path(args.held_out))
+        sets["extra"] = (replace(held, name="extra"), False, Path(args.held_out))
     started, load_at_start = time.monotonic(), machine_load()
     results = {}
     with tempfile.TemporaryDirectory(prefix="iflow-hooks-") as workdir:
         log("building the store (the relevance suite's `prompts` store)")
         built_at = BUILT_AT if args.unshifted else datetime.now(timezone.utc).replace(microsecond=0)
-        built = build_store(calibrated, workdir, built_at)
+        built = build_store(next(iter(sets.values()))[0], workdir, built_at)
         for name, (relevance_set, on_calibration, source) in sets.items():
             results[name] = {"file": shown(source), "calibrated_on": on_calibration,
                              "answerable": len(relevance_set.queries),

@@ -18,7 +18,7 @@ MODELS = {"full": WITH_MODEL, "keyword": KEYWORDS_ONLY}
 
 def chosen(candidates, model) -> list[tuple[str, float]]:
     """recall_for_prompt's choice among one path's candidates: (id, relevance) of at most LIMIT over the floor."""
-    scored = [(c.entry_id, model.relevance(c.features)) for c in candidates]
+    scored = [(c.entry_id, model.hook_relevance(c.features)) for c in candidates]
     if model.order_by_relevance:  # stable, as the product's sort
         scored = sorted(scored, key=lambda pair: -pair[1])
     else:
@@ -31,7 +31,7 @@ def best_graded(candidates, model, grades: dict[str, int]) -> Optional[dict]:
     when it is not among them: why a prompt that should get one did not (not found, under the floor, crowded out)."""
     for position, c in enumerate(candidates, start=1):
         if grades.get(c.entry_id) == 2:
-            return {"position": position, "relevance": round(model.relevance(c.features), 4)}
+            return {"position": position, "relevance": round(model.hook_relevance(c.features), 4)}
     return None
 
 

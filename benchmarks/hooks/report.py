@@ -16,16 +16,16 @@ def _row(name: str, path: str, what: str, s: dict) -> str:
 
 def shares_table(sets: dict, calibration: dict) -> str:
     """The three shares per prompt set and path: the hook process, the same computation in process, and the
-    calibration's own in-sample and cross-validated numbers (for the set it was fitted on)."""
+    calibration's own in-sample and cross-validated numbers for that file (the fit pooled every file)."""
     lines = ["Targets: " + ", ".join(f"{k} ≥ {v:.0%}" for k, v in TARGETS.items()) + ", never more than 3.\n",
              HEADER, "|---|---|---|---:|---:|---:|---:|---:|"]
     for name, found in sets.items():
         for path, d in found["paths"].items():
             lines.append(_row(name, path, "**hook process**", d["hook"]))
             lines.append(_row(name, path, "calibration's computation, in process", d["replica"]))
-            if found.get("calibrated_on") and path in calibration:
-                lines.append(_row(name, path, "relevance.json, in sample", calibration[path]["in_sample"]))
-                lines.append(_row(name, path, "relevance.json, cross-validated", calibration[path]["held_out"]))
+            if found.get("calibrated_on") and name in calibration.get(path, {}).get("in_sample", {}):
+                lines.append(_row(name, path, "relevance.json, in sample", calibration[path]["in_sample"][name]))
+                lines.append(_row(name, path, "relevance.json, cross-validated", calibration[path]["held_out"][name]))
     return "\n".join(lines)
 
 

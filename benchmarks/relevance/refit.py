@@ -1,6 +1,6 @@
 """The relevance floor refitted on every judged prompt file pooled (issue 23): feature set, label, L2, order and
 floor chosen inside the training folds only (nested), the hook's shares on the held-out folds per file and pooled,
-next to today's feature set under the same procedure and today's shipped constants."""
+next to the earlier feature set under the same procedure and the constants fitted on the first file alone."""
 
 from __future__ import annotations
 
@@ -13,24 +13,32 @@ from benchmarks.relevance.floor_features import QueryCandidates
 from benchmarks.relevance.floor_fit import (TARGETS, Logistic, choose_floor, fit_logistic, hook_outcome,
                                             prompt_folds, target_margin)
 from benchmarks.relevance.pooled import PooledPrompts, sources
-from memory_core.ranking.absolute_relevance import KEYWORDS_ONLY, WITH_MODEL
+from memory_core.ranking.absolute_relevance import KEYWORDS_ONLY, WITH_MODEL, RelevanceModel
 from memory_core.ranking.relevance_signals import (BM25, BM25_PER_WORD, COSINE, COSINE_GAP, COSINE_Z,
                                                    PASSAGE_COSINE, QUERY_WORDS, RANK, WORD_SHARE)
 
-TODAY = {"full": (COSINE, PASSAGE_COSINE, BM25), "keyword": (BM25,)}
+EARLIER = {"full": (COSINE, PASSAGE_COSINE, BM25), "keyword": (BM25,)}
 SHIPPED = {"full": WITH_MODEL, "keyword": KEYWORDS_ONLY}
+BEFORE = {"full": RelevanceModel("meaning + keywords", {COSINE: 5.8781, PASSAGE_COSINE: 2.9131, BM25: 0.2255},
+                                 -6.7715, hook_floor=0.19, search_floor=0.19, order_by_relevance=True),
+          "keyword": RelevanceModel("keywords", {BM25: 0.3288}, -5.1648, hook_floor=0.09, search_floor=0.09,
+                                    order_by_relevance=False)}
+"""The hook's constants before this refit (fitted on `calibration` alone, keyword candidates not listed found
+first; `search` still reads these weights): in sample on `calibration`, out of sample on every later file."""
 CANDIDATES = {
-    "full": [TODAY["full"], (COSINE, BM25), (COSINE, BM25_PER_WORD), (COSINE, PASSAGE_COSINE, BM25_PER_WORD),
+    "full": [EARLIER["full"], (COSINE, BM25), (COSINE, BM25_PER_WORD), (COSINE, PASSAGE_COSINE, BM25_PER_WORD),
              (COSINE_Z, BM25), (COSINE_Z, PASSAGE_COSINE, BM25), (COSINE, COSINE_Z, BM25), (COSINE, COSINE_GAP, BM25),
              (COSINE_GAP, PASSAGE_COSINE, BM25), (COSINE, BM25, RANK), (COSINE_Z, BM25, RANK),
              (COSINE, BM25_PER_WORD, RANK), (COSINE_Z, WORD_SHARE), (COSINE, COSINE_Z, WORD_SHARE),
              (COSINE, PASSAGE_COSINE, WORD_SHARE), (COSINE, COSINE_Z, BM25, QUERY_WORDS)],
-    "keyword": [TODAY["keyword"], (BM25, RANK), (WORD_SHARE,), (BM25, WORD_SHARE), (BM25, QUERY_WORDS),
+    "keyword": [EARLIER["keyword"], (BM25, RANK), (WORD_SHARE,), (BM25, WORD_SHARE), (BM25, QUERY_WORDS),
                 (BM25_PER_WORD,), (BM25, BM25_PER_WORD), (BM25_PER_WORD, RANK), (WORD_SHARE, QUERY_WORDS),
                 (BM25, WORD_SHARE, RANK)]}
 """The feature sets tried per path (2-4 features: ~200 prompts carry no more)."""
+CHOSEN = "candidates, inner CV"
+"""The variant whose choice on every prompt the product ships (absolute_relevance.py)."""
 RIDGES = (0.01, 0.1)
-"""L2 per row on standardised columns: today's, and ten times it."""
+"""L2 per row on standardised columns: the earlier fit's, and ten times it."""
 
 
 def _rows(queries: Sequence[QueryCandidates], path: str, features: Sequence[str]) -> np.ndarray:
@@ -153,10 +161,11 @@ def leave_file_out(pooled: PooledPrompts, path: str, feature_sets, chooser=selec
     return found
 
 
-def shipped(pooled: PooledPrompts, path: str) -> dict:
-    """Today's shipped model and floor on every prompt (in sample on `calibration`, out of sample elsewhere)."""
-    model = SHIPPED[path]
-    logistic = Logistic(tuple(model.weights), tuple(model.weights.values()), model.bias)
+def constants(pooled: PooledPrompts, model: RelevanceModel, path: str) -> dict:
+    """A fixed model and floor on every prompt: the shares per file, pooled and near-topic."""
+    weights = model.hook_weights if model.hook_weights is not None else model.weights
+    bias = model.hook_bias if model.hook_bias is not None else model.bias
+    logistic = Logistic(tuple(weights), tuple(weights.values()), bias)
     order = "relevance" if model.order_by_relevance else "ranking"
     held = dict(zip([q.key for q in pooled.queries],
                     passed(pooled.queries, path, logistic, order, model.hook_floor)))
@@ -164,16 +173,25 @@ def shipped(pooled: PooledPrompts, path: str) -> dict:
 
 
 def refit(pooled: PooledPrompts, paths: Sequence[str] = ("full", "keyword")) -> dict:
-    """Per path: today's shipped constants; today's feature set and every candidate set, each chosen by both
-    selections, nested-CV'd and left-file-out; and the choice made on every prompt (what would ship)."""
+    """Per path: the constants before and those shipped (both fixed); the earlier features and every candidate
+    set, each chosen by both selections, nested-CV'd and left-file-out, and what each chooses on every prompt."""
     found = {}
     for path in paths:
-        variants = {"today's features": [TODAY[path]], "candidates": CANDIDATES[path]}
-        found[path] = {"shipped constants": {"held_out": shipped(pooled, path)}}
+        variants = {"earlier features": [EARLIER[path]], "candidates": CANDIDATES[path]}
+        found[path] = {"constants before": {"held_out": constants(pooled, BEFORE[path], path)},
+                       "shipped constants": {"held_out": constants(pooled, SHIPPED[path], path)}}
         for name, feature_sets in variants.items():
             for how, chooser in SELECTIONS.items():
                 found[path][f"{name}, {how}"] = {
                     "cross_validated": cross_validated(pooled, path, feature_sets, chooser),
                     "leave_file_out": leave_file_out(pooled, path, feature_sets, chooser),
-                    "chosen_on_all": described(chooser(pooled.queries, path, feature_sets))}
+                    "chosen_on_all": on_all(pooled, path, chooser(pooled.queries, path, feature_sets))}
     return found
+
+
+def on_all(pooled: PooledPrompts, path: str, choice: dict) -> dict:
+    """The choice made on every prompt, with its (in-sample) shares per file and pooled."""
+    queries = pooled.queries
+    held = dict(zip([q.key for q in queries],
+                    passed(queries, path, choice["logistic"], choice["order"], choice["floor"])))
+    return {k: v for k, v in described(choice).items() if k != "training"} | {"in_sample": breakdown(pooled, held)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from benchmarks.relevance.floor_fit import TARGETS
+from benchmarks.relevance.refit import CHOSEN
 
 SHIPPED = "shipped constants"
 
@@ -23,7 +24,8 @@ def refit_tables(found: dict, files: dict[str, int]) -> str:
              "given nothing, in %, then injected per prompt. Targets "
              + ", ".join(f"{v:.0%}" for v in TARGETS.values()) + ". Nested: feature set, label, L2, order and floor "
              "chosen on the training folds only (5 folds over all prompts pooled); "
-             f"`{SHIPPED}`: today's constants, fitted on `calibration` (in sample there, out of sample elsewhere).\n",
+             "`constants before`: those fitted on `calibration` alone (in sample there, out of sample on the later "
+             f"files); `{SHIPPED}`: those the product ships now (chosen on every prompt: in sample everywhere).\n",
              "| path | variant | " + " | ".join(f"{n} ({files[n]})" for n in names)
              + " | pooled | near-topic unanswerable silent |",
              "|---|---|" + "---:|" * (len(names) + 2)]
@@ -49,14 +51,15 @@ def refit_tables(found: dict, files: dict[str, int]) -> str:
                 folds = "<br>".join(f"{'+'.join(f['features'])}; {f['label']}; {f['ridge']}; {f['order']}; "
                                     f"{f['floor']:.2f}" for f in variant["cross_validated"]["folds"])
                 lines.append(f"| {path} | {name} | {folds} |")
-    lines += ["", "Chosen on every prompt (what the product would ship): P(relevant) = sigmoid(bias + Σ w·x).\n",
-              "| path | variant | features | label | L2 | order | bias | weights | floor |",
-              "|---|---|---|---|---:|---|---:|---|---:|"]
+    lines += ["", f"Chosen on every prompt (the product ships `{CHOSEN}`): P(relevant) = sigmoid(bias + Σ w·x).\n",
+              "| path | variant | features | label | L2 | order | bias | weights | floor | in sample, pooled |",
+              "|---|---|---|---|---:|---|---:|---|---:|---:|"]
     for path, variants in found.items():
         for name, variant in variants.items():
             c = variant.get("chosen_on_all")
             if c:
                 weights = ", ".join(f"{f} {w:+.4g}" for f, w in zip(c["features"], c["weights"]))
                 lines.append(f"| {path} | {name} | {'+'.join(c['features'])} | {c['label']} | {c['ridge']} "
-                             f"| {c['order']} | {c['bias']:+.4g} | {weights} | {c['floor']:.2f} |")
+                             f"| {c['order']} | {c['bias']:+.4g} | {weights} | {c['floor']:.2f} "
+                             f"| {_cell(c['in_sample']['pooled'])} |")
     return "\n".join(lines)

@@ -67,6 +67,9 @@ def test_a_prompt_the_store_answers_gets_at_most_three_of_the_strong_matches():
     assert 1 <= len(found.shown) <= 3
     assert {r.entry.id for r in found.shown} <= set(strong)
     assert all(r.relevance >= WITH_MODEL.hook_floor for r in found.shown)
+    # the hook's own fit decides, and what is shown carries it (the block prints it next to the floor)
+    assert all(r.relevance == found.model.hook_relevance(r.signals) for r in found.shown)
+    assert found.model.hook_relevance(found.shown[0].signals) != found.model.relevance(found.shown[0].signals)
 
 
 def test_a_prompt_nothing_answers_gets_nothing_although_the_ranking_still_orders_entries():
@@ -117,10 +120,11 @@ def test_a_file_nothing_cites_gets_nothing_and_another_projects_learning_stays_o
 @given(st.floats(-1, 1), st.floats(-1, 1), st.floats(0, 1e6), st.floats(0, 0.5))
 def test_relevance_is_on_a_fixed_scale_and_grows_with_every_signal(cosine, clause, bm25, more):
     for model in (WITH_MODEL, KEYWORDS_ONLY):
-        base = model.relevance({COSINE: cosine, PASSAGE_COSINE: clause, BM25: bm25})
-        assert 0.0 <= base <= 1.0
-        assert model.relevance({COSINE: cosine + more, PASSAGE_COSINE: clause, BM25: bm25}) >= base
-        assert model.relevance({COSINE: cosine, PASSAGE_COSINE: clause, BM25: bm25 + more}) >= base
+        for relevance in (model.relevance, model.hook_relevance):
+            base = relevance({COSINE: cosine, PASSAGE_COSINE: clause, BM25: bm25})
+            assert 0.0 <= base <= 1.0
+            assert relevance({COSINE: cosine + more, PASSAGE_COSINE: clause, BM25: bm25}) >= base
+            assert relevance({COSINE: cosine, PASSAGE_COSINE: clause, BM25: bm25 + more}) >= base
 
 
 def test_the_hook_block_is_fenced_inert_and_keeps_ids_whole():

@@ -2,19 +2,25 @@
 
 The spec's ranking divides every signal by its maximum, so it orders the entries of one query but cannot say
 "nothing here is relevant": a nonsense query's best entry scores as high as a real answer. This logistic model reads
-the raw signals instead (cosine of the whole query, the best cosine of one of its clauses, FTS5's BM25) and was
-fitted and cross-validated on the relevance suite's `prompts` set over the real knowledge bank
-(benchmarks/relevance/floor*.py; coefficients and out-of-sample shares in benchmarks/results/relevance.json,
-`calibration.prompts.out_of_sample`). ADR 25 records the choice. A keyword index on another scale (PostgreSQL's
-ts_rank_cd), or a store too small for BM25's word rarity, gets a twin model that reads the keyword score as
-matched or not (`read_scale`, `relevance_model`); each model has its own floors.
+the raw signals instead (cosine of the whole query, the best cosine of one of its clauses, FTS5's BM25; all the
+signals are computed by `relevance_signals`). `search`'s relevance was fitted and cross-validated on the
+relevance suite's `prompts` set over the real knowledge bank (benchmarks/relevance/floor*.py; coefficients in
+benchmarks/results/relevance.json, `calibration.prompts.out_of_sample`) and its floors measured on it
+(`search_floor`). The prompt hook reads the same signals through its own fit (`hook_weights`, `hook_bias`): on
+every judged prompt file pooled (178 prompts), the signals read from the product's own search, feature set, label,
+L2, order and floor chosen by nested cross-validation among 16 feature sets (benchmarks/relevance/pooled.py,
+refit.py; out-of-sample shares per file in relevance.json, `calibration.pooled.refit`, variant `candidates, inner
+CV`). The signals that say how much an entry stands out for its query (standardised cosine, gap to the 10th best,
+word share, BM25 per word) did not beat these three out of sample. ADR 25 records the choice. A keyword index on
+another scale (PostgreSQL's ts_rank_cd), or a store too small for BM25's word rarity, gets a twin model that reads
+the keyword score as matched or not (`read_scale`, `relevance_model`); each model has its own floors.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Optional
 
 from memory_core.ranking.relevance_signals import BM25, COSINE, PASSAGE_COSINE  # noqa: F401 (re-exported)
 
@@ -36,19 +42,35 @@ class RelevanceModel:
     weights: Mapping[str, float]
     bias: float
     hook_floor: float
-    """What the prompt hook injects: chosen so that at most 1 in 5 unanswerable prompts gets anything."""
+    """What the prompt hook injects (its `hook_relevance` at least this): chosen with the hook's fit to meet the
+    issue's three targets as well as it can out of sample."""
     search_floor: float
     """What `search` calls a good match: lower, so an explicit query keeps its recall."""
     order_by_relevance: bool
     """Whether the hook takes its candidates most relevant first (else in the ranking's order)."""
+    hook_weights: Optional[Mapping[str, float]] = None
+    hook_bias: Optional[float] = None
+    """The prompt hook's own fit over the same signals (None: `relevance`'s). The hook decides on the issue's three
+    shares over what it injects, `search` on recall over what it shows: refitting one must not move the other's
+    floor."""
 
     def relevance(self, signals: Mapping[str, float]) -> float:
         """The probability-like relevance (0-1) of one entry from its raw signals (a missing signal counts 0)."""
-        z = self.bias + sum(w * float(signals.get(name, 0.0)) for name, w in self.weights.items())
-        if z >= 0:
-            return 1.0 / (1.0 + math.exp(-z))
-        e = math.exp(z)  # the same value, without overflow for very negative z
-        return e / (1.0 + e)
+        return _logistic(self.weights, self.bias, signals)
+
+    def hook_relevance(self, signals: Mapping[str, float]) -> float:
+        """The relevance the prompt hook compares with `hook_floor` (its own fit when it has one)."""
+        if self.hook_weights is None or self.hook_bias is None:
+            return self.relevance(signals)
+        return _logistic(self.hook_weights, self.hook_bias, signals)
+
+
+def _logistic(weights: Mapping[str, float], bias: float, signals: Mapping[str, float]) -> float:
+    z = bias + sum(w * float(signals.get(name, 0.0)) for name, w in weights.items())
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)  # the same value, without overflow for very negative z
+    return e / (1.0 + e)
 
 
 # The search floors: per model the highest under which no earlier relevance set loses more than 0.01 recall@10
@@ -58,18 +80,20 @@ class RelevanceModel:
 # bank; keywords only, the 13 keyboard-mash and random-word ones do, off-topic sentences mostly share a word.
 WITH_MODEL = RelevanceModel(
     name="meaning + keywords", weights={COSINE: 5.8781, PASSAGE_COSINE: 2.9131, BM25: 0.2255}, bias=-6.7715,
-    hook_floor=0.19, search_floor=0.012, order_by_relevance=True)
+    hook_floor=0.18, search_floor=0.012, order_by_relevance=True,
+    hook_weights={COSINE: 2.9492, PASSAGE_COSINE: 2.56, BM25: 0.1093}, hook_bias=-4.8112)
 """When the query could be compared with stored vectors (the local model or a cloud provider)."""
 
 KEYWORDS_ONLY = RelevanceModel(
-    name="keywords", weights={BM25: 0.3288}, bias=-5.1648, hook_floor=0.09, search_floor=0.012,
-    order_by_relevance=False)
+    name="keywords", weights={BM25: 0.3288}, bias=-5.1648, hook_floor=0.16, search_floor=0.012,
+    order_by_relevance=True, hook_weights={BM25: 0.3162}, hook_bias=-5.4232)
 """When it could not (no provider, no vectors yet, a deadline too short for the model)."""
 
 MEANING_ONLY = RelevanceModel(
     name="meaning (keyword scores not BM25)", weights={COSINE: 5.8781, PASSAGE_COSINE: 2.9131}, bias=-6.7715,
-    hook_floor=0.19, search_floor=0.012, order_by_relevance=True)
-"""With vectors, over a keyword index that is not BM25 (PostgreSQL): WITH_MODEL without its BM25 term, which
+    hook_floor=0.18, search_floor=0.012, order_by_relevance=True,
+    hook_weights={COSINE: 2.9492, PASSAGE_COSINE: 2.56}, hook_bias=-4.8112)
+"""With vectors, over a keyword index that is not BM25 (PostgreSQL): WITH_MODEL without its BM25 terms, which
 only lowers a relevance (so the hook floor stays WITH_MODEL's, conservatively), with its own search floor
 (measured on PostgreSQL)."""
 

@@ -9,7 +9,7 @@ Whatever the session was shown already is left out.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Collection, Mapping, Optional, Sequence
 
 from memory_core.entries.records import Entry
@@ -24,7 +24,7 @@ from memory_core.usecases.retrieve import RankedEntry, RetrieveAndRank, SignalRe
 PROMPT_LIMIT = 3
 FILE_LIMIT = 2
 PROMPT_CANDIDATES = 10
-"""The floor was fitted over the ranking's first 10 for each prompt (benchmarks/relevance/floor_features.py)."""
+"""The floor was fitted over the first 10 of this search for each prompt (benchmarks/relevance/pooled.py)."""
 MAX_NAMED_FILES = 5
 """A pasted traceback names dozens of files: the first few are what the prompt is about."""
 MAX_PROMPT_CHARS = 2_000
@@ -90,10 +90,12 @@ def recall_for_prompt(retrieve: RetrieveAndRank, prompt: str, scopes: Optional[S
     found = retrieve.search(text, limit=PROMPT_CANDIDATES + min(len(already_shown), PROMPT_CANDIDATES),
                             scopes=scopes)
     model = found.relevance_model or relevance_model(found.vector.ran)  # the store's keyword scale decides
-    fresh = [r for r in found.selected if r.entry.id not in already_shown]
+    # the hook's own relevance, so the shown entries carry the number compared with the hook floor
+    fresh = [replace(r, relevance=model.hook_relevance(r.signals)) for r in found.selected
+             if r.entry.id not in already_shown]
     if model.order_by_relevance:  # stable: equal relevance keeps the ranking's order
         candidates = sorted(fresh[:PROMPT_CANDIDATES], key=lambda r: -(r.relevance or 0.0))
-    else:  # the keyword model was fitted on the ranking's first few as they come
+    else:  # a model fitted on the ranking's first few as they come
         candidates = fresh[:limit]
     shown = [r for r in candidates if (r.relevance or 0.0) >= model.hook_floor][:max(limit, 0)]
     return PromptRecall(shown, model, len(candidates), found.total, found.vector, found.keyword, cited)
