@@ -36,7 +36,7 @@ def test_the_word_share_counts_the_query_words_the_entry_text_holds():
     entry = store.get(add(store, "SQLite database is locked", "two writers; use WAL_mode and a busy timeout"))
     assert query_words("The database is locked, the database!") == ["database", "locked"]
     assert {"wal", "mode", "sqlite"} <= entry_words(entry)
-    [signals] = signals_of([entry], "database locked by a cron job", None, {}, {entry.id: 6.0})
+    [signals] = signals_of([entry], "database locked by a cron job", None, [], {entry.id: 6.0})
     assert signals[WORD_SHARE] == 2 / 4 and signals[QUERY_WORDS] == 4 and signals[BM25_PER_WORD] == 1.5
     assert signals[COSINE] == signals[COSINE_Z] == signals[COSINE_GAP] == 0.0  # no vector: no cosine signals
 
@@ -73,3 +73,12 @@ def test_the_spread_is_taken_over_the_entries_in_scope_only():
         add(store, f"Deploy note {i}", f"rollout step {i}", cosine=0.1)
     [best, *_] = retrieve(store).search("parser", limit=3, scopes=["p1"]).selected
     assert best.entry.id == mine and best.signals[COSINE_Z] > 3  # p2's close cosines do not dim it
+
+
+def test_the_clause_cosine_is_the_best_clause_and_the_whole_query_without_clauses():
+    store = InMemoryEntryStore()
+    entry = store.get(add(store, "Parser lesson", "tokenising parser input"))
+    cosines = {entry.id: 0.3}
+    [one] = signals_of([entry], "parser; deploy", cosines, [{entry.id: 0.2}, {entry.id: 0.6}], {})
+    [whole] = signals_of([entry], "parser", cosines, [], {})
+    assert one[PASSAGE_COSINE] == 0.6 and whole[PASSAGE_COSINE] == 0.3 == whole[COSINE]

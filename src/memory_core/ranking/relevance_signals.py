@@ -13,7 +13,7 @@ import math
 import operator
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional
+from typing import Iterable, Mapping, Optional, Sequence
 
 from memory_core.entries.records import Entry
 from memory_core.ranking.fts_query import sanitise_fts_query
@@ -75,7 +75,8 @@ def candidate_signals(entry: Entry, rank: int, words: list[str], spread: Optiona
                       cosine: float, clause_cosine: float, bm25: Optional[float]) -> dict[str, float]:
     """One candidate's raw signals (`spread` None: the query had no vector, the cosine signals are 0; `bm25`
     None: the keyword index is not on BM25's scale, no BM25 signals)."""
-    share = sum(w in entry_words(entry) for w in words) / len(words) if words else 0.0
+    held = entry_words(entry) if words else set()
+    share = sum(w in held for w in words) / len(words) if words else 0.0
     signals = {COSINE: cosine, PASSAGE_COSINE: clause_cosine, RANK: float(rank), WORD_SHARE: share,
                QUERY_WORDS: float(len(words)), COSINE_Z: 0.0, COSINE_GAP: 0.0}
     if bm25 is not None:
@@ -87,15 +88,18 @@ def candidate_signals(entry: Entry, rank: int, words: list[str], spread: Optiona
 
 
 def signals_of(entries: list[Entry], query: Optional[str], cosines: Optional[Mapping[str, float]],
-               clause_best: Mapping[str, float], bm25: Optional[Mapping[str, float]]) -> list[dict[str, float]]:
+               clause_cosines: Sequence[Mapping[str, float]], bm25: Optional[Mapping[str, float]]
+               ) -> list[dict[str, float]]:
     """The raw signals of a query's candidates in ranking order (`cosines`: the query's cosine to every entry in
-    scope, None when the vector signal did not run; `clause_best`: the best clause cosine, default the cosine;
+    scope, None when the vector signal did not run; `clause_cosines`: each clause's, when the query has several;
     `bm25`: the keyword hits' BM25, None when the keyword index scores on another scale)."""
     spread = CosineSpread.of(cosines.values()) if cosines is not None else None
     words = query_words(query)
     found = []
     for rank, entry in enumerate(entries, start=1):
         cosine = cosines.get(entry.id, 0.0) if cosines is not None else 0.0
-        found.append(candidate_signals(entry, rank, words, spread, cosine, clause_best.get(entry.id, cosine),
+        # a clause can match an entry the whole query dilutes
+        clause = max((c.get(entry.id, 0.0) for c in clause_cosines), default=cosine)
+        found.append(candidate_signals(entry, rank, words, spread, cosine, clause,
                                        bm25.get(entry.id, 0.0) if bm25 is not None else None))
     return found

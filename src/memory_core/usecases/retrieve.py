@@ -281,22 +281,17 @@ class RetrieveAndRank:
         index = self._keyword_index
         scale = read_scale(index.keyword_scale if index is not None else BM25_SCALE, entries)
         model = relevance_model(vector_ran, scale)
-        wanted = [r.entry.id for r in selected]
         if clause_cosines is None and vector_ran and len(texts := text_passages(query)) > 1:
             try:
                 clause_cosines = [self._vector_index.similarities(self._embedder.embed_query(t)) for t in texts]
             except EmbeddingError:
                 clause_cosines = None  # the whole query's cosine stands in for its clauses'
-        clause_best: dict[str, float] = {}
-        for found in (clause_cosines or []) if vector_ran else []:
-            for i in wanted:
-                clause_best[i] = max(clause_best.get(i, -1.0), found.get(i, 0.0))
         bm25 = keyword_scores if scale == BM25_SCALE else None  # another scale says matched or not, no BM25
         signals = signals_of([r.entry for r in selected], query, vector_scores if vector_ran else None,
-                             clause_best, bm25)
+                             (clause_cosines or []) if vector_ran else [], bm25)
         for ranked, raw in zip(selected, signals):
-            ranked.signals = raw if bm25 is not None else raw | keyword_signal(keyword_scores.get(ranked.entry.id,
-                                                                                                 0.0), scale)
+            matched = {} if bm25 is not None else keyword_signal(keyword_scores.get(ranked.entry.id, 0.0), scale)
+            ranked.signals = raw | matched
             ranked.relevance = model.relevance(ranked.signals)
         return model
 
