@@ -14,6 +14,17 @@ AGE_STEP = timedelta(days=3)
 """Entries get different ages (by position, unrelated to relevance) so recency is not a constant."""
 
 
+class FixedClock:
+    """The store's build time, so recency is the same on every run."""
+
+    def __init__(self, instant: datetime = BUILT_AT) -> None:
+        self.instant = instant
+
+    def now(self) -> datetime:
+        """The fixed instant."""
+        return self.instant
+
+
 @dataclass
 class BuiltStore:
     """A store on disk for one set, and the key -> entry id map."""

@@ -33,7 +33,7 @@ from benchmarks.relevance.floor_report import floor_tables
 from benchmarks.relevance.pooled import pooled_prompts, sources
 from benchmarks.relevance.refit import refit
 from benchmarks.relevance.refit_report import refit_tables
-from benchmarks.relevance.corpus_store import BUILT_AT, build_store
+from benchmarks.relevance.corpus_store import FixedClock, build_store
 from benchmarks.relevance.methods import METHODS, PRODUCT, SINGLE_SIGNALS, Scorer
 from benchmarks.relevance.metrics import score_ranking
 from benchmarks.relevance.report import headline, method_table
@@ -41,17 +41,6 @@ from benchmarks.relevance.sets import all_sets, chosen_sets
 from benchmarks.relevance.signals import SignalSource
 
 RESULTS = RESULTS_DIR / "relevance.json"
-
-
-class FixedClock:
-    """The store's build time, so recency is the same on every run."""
-
-    def __init__(self, instant: datetime = BUILT_AT) -> None:
-        self.instant = instant
-
-    def now(self) -> datetime:
-        """The fixed instant."""
-        return self.instant
 
 
 def prepare(relevance_set, workdir: str):

@@ -47,7 +47,7 @@ def present_files(files: Optional[dict[str, Path]] = None) -> dict[str, Path]:
 def product_searches(built: BuiltStore):
     """The product's spec-ranking RetrieveAndRank over the built store, with the model and without it, and the
     store (the caller closes it)."""
-    from benchmarks.relevance.main import FixedClock
+    from benchmarks.relevance.corpus_store import FixedClock
     from memory_apps.config import MemoryConfig
     from memory_apps.wiring.container import build_container
     from memory_core.ranking.scoring import Weights
