@@ -12,8 +12,9 @@ from benchmarks.hooks import events
 from benchmarks.hooks.hook_process import PROMPT, hook_command
 
 HEAVY = ("pydantic", "pydantic_core", "numpy", "sqlite3", "onnxruntime", "tokenizers", "dependency_injector",
-         "httpx", "memory_apps.wiring.resolver", "memory_apps.config")
-"""Modules a hook answered by the warm process should not need (the last two: the cold path's own)."""
+         "httpx", "memory_apps.wiring.resolver", "memory_apps.session.moment", "memory_core.usecases.recall",
+         "memory_apps.injector", "memory_apps.config", "memory_apps.session.injection")
+"""Modules a hook the warm process answers does not need: libraries, and the project's cold-path modules."""
 
 
 def parse_importtime(stderr: str) -> list[tuple[int, int, int, str]]:

@@ -58,8 +58,8 @@ def measure(size: int, workdir: Path, args, embedder, pool, started: list, store
         result["imports"] = imports.probe(store, project, envs["warm"], args.import_runs)
     if args.replacement_prompts:
         log(f"hooks-latency: {size:,} entries: killing the warm server")
-        result["replacement"] = replacement.killed_and_replaced(store, project, envs["warm"],
-                                                                args.replacement_prompts)
+        result["replacement"] = replacement.kills(store, project, envs["warm"], args.kills,
+                                                  args.replacement_prompts)
     return result
 
 
@@ -84,6 +84,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
     parser.add_argument("--calls", type=int, default=30, help="counted rounds per size (default: 30)")
     parser.add_argument("--replacement-prompts", type=int, default=20,
                         help="at most this many prompts after the kill (0: skip the scenario; default: 20)")
+    parser.add_argument("--kills", type=int, default=3, help="warm servers SIGKILLed per size (default: 3)")
     parser.add_argument("--import-runs", type=int, default=5, help="hooks run under -X importtime (0: skip)")
     parser.add_argument("--deadline", type=float, default=None,
                         help="the hooks' deadline in seconds (default: the product's, 1 s; a smoke test on a "

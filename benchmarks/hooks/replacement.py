@@ -35,8 +35,8 @@ def run_traced(store: Path, project: Path, env: dict) -> tuple[HookRun, bool]:
 
 
 def killed_and_replaced(store: Path, project: Path, env: dict, max_prompts: int) -> dict:
-    """The scenario, the warm server up at the start: how many prompts failed (empty), differed from the answer
-    before the kill, and went by until the replacement answered."""
+    """One kill, the warm server up at the start: how many prompts failed (empty), differed from the answer before
+    the kill, and went by until the replacement answered."""
     before, by_warm = run_traced(store, project, env)
     if not by_warm:
         raise RuntimeError(f"the baseline prompt was not answered by the warm server (or {COLD_PATH_MODULE} is now "
@@ -53,10 +53,29 @@ def killed_and_replaced(store: Path, project: Path, env: dict, max_prompts: int)
         answered_warm += by_warm
         after.append({"ms": round(run.ms, 1), "warm": by_warm, "empty": run.empty, "same": run.ids == before.ids,
                       "keywords_only": run.keywords_only})
-    first_warm = next((i + 1 for i, a in enumerate(after) if a["warm"]), None)
-    return {"prompt": PROMPT_TEXT, "killed": sorted(victims), "answer_before": before.ids,
-            "prompts_after_kill": len(after), "failed_empty": sum(a["empty"] for a in after),
-            "different_entries": sum(not a["empty"] and not a["same"] for a in after),
-            "keywords_only": sum(a["keywords_only"] for a in after),
-            "cold_answers": sum(not a["warm"] for a in after),
-            "first_warm_answer_at": first_warm, "replaced_by": sorted(warm.server_pids(store)), "runs": after}
+    return {"killed": sorted(victims), "answer_before": before.ids, "runs": after,
+            "first_warm_answer_at": next((i + 1 for i, a in enumerate(after) if a["warm"]), None),
+            "replaced_by": sorted(warm.server_pids(store))}
+
+
+def kills(store: Path, project: Path, env: dict, times: int, max_prompts: int) -> dict:
+    """`times` kills in a row, each once the launcher may spawn again (it spawns at most once in RESPAWN_AFTER_S,
+    and a real crash rarely follows a start that closely); the totals over all of them."""
+    from memory_apps.warm.launcher import RESPAWN_AFTER_S, STAMP_NAME
+    from memory_apps.warm.paths import warm_dir
+
+    stamp = Path(warm_dir(str(store))) / STAMP_NAME
+    cycles = []
+    for _ in range(times):
+        warm.wait_for(lambda: not stamp.exists() or time.time() - stamp.stat().st_mtime >= RESPAWN_AFTER_S,
+                      "the launcher's respawn pause", seconds=RESPAWN_AFTER_S + 60)
+        cycles.append(killed_and_replaced(store, project, env, max_prompts))
+    runs = [r for c in cycles for r in c["runs"]]
+    cold = [r["ms"] for r in runs if not r["warm"]]
+    return {"prompt": PROMPT_TEXT, "kills": times, "prompts_after_kill": len(runs),
+            "failed_empty": sum(r["empty"] for r in runs),
+            "different_entries": sum(not r["empty"] and not r["same"] for r in runs),
+            "keywords_only": sum(r["keywords_only"] for r in runs), "cold_answers": len(cold),
+            "slowest_cold_ms": max(cold, default=None),
+            "first_warm_answer_at": [c["first_warm_answer_at"] for c in cycles],
+            "never_replaced": sum(not c["replaced_by"] for c in cycles), "cycles": cycles}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from benchmarks.common.tables import table
+from benchmarks.hooks.imports import HEAVY
 from benchmarks.hooks.rounds import KINDS
 
 LABELS = {"floor": "floor (python + numpy + SQLite + one matrix product)", "prompt_warm": "prompt hook, warm",
@@ -39,7 +40,8 @@ def render(results: dict) -> str:
                   "answering before the rounds). Cold: IFLOW_MEMORY_WARM=off. "
                   f"Deadline {results['deadline_ms']:.0f} ms (the product's is 1000): a cold prompt hook that cannot "
                   "load the model in time answers by keywords only. Empty: the hook printed nothing (nothing passed "
-                  "the floor, nothing cites the file, or nothing came in time). "
+                  "the floor, nothing cites the file, or nothing came in time; an empty answer has no diagnostic "
+                  "line, so a cold prompt hook's empty answers do not say which path they took). "
                   f"{machine['cores']} cores; load average {machine['loadavg_before']} before, "
                   f"{machine['loadavg_after']} after; other processes kept {machine['others_cores']} cores busy on "
                   "average during the run (0 on an idle machine)."]
@@ -60,18 +62,21 @@ def _verdict(results: dict) -> list[str]:
 
 
 def _replacement(results: dict) -> list[str]:
-    rows = [(f"{int(size):,}", s["prompts_after_kill"], s["failed_empty"], s["different_entries"], s["keywords_only"],
-             s["first_warm_answer_at"] or "never", " ".join(str(round(a["ms"])) + ("w" if a["warm"] else "c")
-                                                          for a in s["runs"]))
+    rows = [(f"{int(size):,}", s["kills"], s["prompts_after_kill"], s["failed_empty"], s["different_entries"],
+             s["keywords_only"], s["slowest_cold_ms"], " ".join(str(n or "never") for n in s["first_warm_answer_at"]),
+             " / ".join(" ".join(f"{a['ms']:.0f}{'w' if a['warm'] else 'c'}" for a in c["runs"]) for c in s["cycles"]))
             for size, r in results["sizes"].items() if (s := r.get("replacement"))]
     if not rows:
         return []
-    return ["## A killed warm process (SIGKILL), then the same prompt again and again, a new session each", "",
-            table(["entries", "prompts", "failed (empty)", "other entries", "keywords only",
-                   "first answered warm at prompt", "ms per prompt (w warm, c cold)"], rows, right=range(1, 6)),
+    watchdog = results["deadline_ms"] + 500
+    return ["## Killed warm processes (SIGKILL), then the same prompt again and again, a new session each", "",
+            table(["entries", "kills", "prompts", "failed (empty)", "other entries", "keywords only",
+                   "slowest cold ms", "first answered warm at prompt", "ms per prompt (w warm, c cold), per kill"],
+                  rows, right=range(1, 7)),
             "", "The first hook that finds no server answers cold and spawns the replacement; the rest answer cold "
-                "until it has loaded the model. 'other entries': answered, but not with the entries the warm "
-                "server gave before the kill.", ""]
+                "until it listens. 'other entries': answered, but not with the entries the warm server gave before "
+                f"the kill. A hook process still running {watchdog:.0f} ms after its start is ended by its watchdog "
+                "and prints nothing (a failed prompt).", ""]
 
 
 def _imports(probe: dict | None) -> list[str]:
@@ -81,11 +86,12 @@ def _imports(probe: dict | None) -> list[str]:
              f"{probe['modules']} modules, {probe['import_ms_median']} ms of imports (median of {probe['runs']} "
              f"runs; `python -c pass` alone {probe['python_alone_import_ms']} ms). Top-level imports of the last run: "
              + ", ".join(f"{name} {ms}" for name, ms in probe["top_level"]) + " (ms, cumulative).", ""]
+    libraries = [name for name in HEAVY if not name.startswith("memory_")]
+    found = [name for name in libraries if name in probe["heavy"]]
+    lines += [f"Libraries imported before the socket is asked: {', '.join(found) if found else 'none'} "
+              f"(of {', '.join(libraries)}).", ""]
     if probe["heavy"]:
-        lines.append(table(["heavy module", "cumulative ms", "pulled in by (innermost first)"],
-                           [(name, h["cumulative_ms"], " <- ".join(h["pulled_in_by"]) or "(top level)")
+        lines.append(table(["module the warm path does not need", "cumulative ms", "pulled in by (innermost first)"],
+                           [(name, h["cumulative_ms"], " <- ".join(h["pulled_in_by"]) or "a function, at run time")
                             for name, h in probe["heavy"].items()], right=(1,)))
-    else:
-        lines.append("None of " + ", ".join(sorted(set(["pydantic", "numpy", "sqlite3", "onnxruntime"]))) +
-                     " is imported before the socket is asked.")
     return lines

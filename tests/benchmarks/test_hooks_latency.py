@@ -23,7 +23,7 @@ HUNG_S = 1800  # a smoke run takes a minute or two on a loaded machine; only a h
 def test_the_section_runs_on_a_tiny_store_and_leaves_no_warm_process(tmp_path):
     home, out = tmp_path / "home", tmp_path / "hooks.json"
     home.mkdir()
-    done = subprocess.run([PYTHON, "-m", "benchmarks", "hooks-latency", "--sizes", "60", "--calls", "2",
+    done = subprocess.run([PYTHON, "-m", "benchmarks", "hooks-latency", "--sizes", "60", "--calls", "2", "--kills", "1",
                            "--replacement-prompts", "8", "--import-runs", "1", "--deadline", "60", "--out", out],
                           cwd=str(PROJECT_ROOT), env=subprocess_env(home), capture_output=True, text=True,
                           timeout=HUNG_S)
@@ -36,9 +36,10 @@ def test_the_section_runs_on_a_tiny_store_and_leaves_no_warm_process(tmp_path):
     assert {size[kind]["calls"] for kind in ("prompt_warm", "prompt_cold", "file_warm", "file_cold")} == {2}
     assert size["warm_server_stayed_up"]
     crash = size["replacement"]
-    assert crash["killed"] and crash["answer_before"]
+    assert crash["cycles"][0]["killed"] and crash["cycles"][0]["answer_before"]
     assert (crash["failed_empty"], crash["different_entries"]) == (0, 0)
-    assert crash["first_warm_answer_at"] is not None and set(crash["replaced_by"]).isdisjoint(crash["killed"])
+    (cycle,) = crash["cycles"]
+    assert cycle["first_warm_answer_at"] is not None and set(cycle["replaced_by"]).isdisjoint(cycle["killed"])
     assert results["imports"]["modules"] > 0
 
 
@@ -50,7 +51,8 @@ def test_prompts_never_repeat_and_files_mix_cited_and_uncited():
 
 
 def test_an_answer_is_read_for_its_entries_and_its_path():
-    block = "## Engineering Memory (for this prompt)\n\n*Memory: 1 of 9 | semantic: keywords only (x)*\n\n- id: ab12 · n"
+    block = ("## Engineering Memory (for this prompt)\n\n*Memory: 1 of 9 | semantic: keywords only (x)*\n\n"
+             "- id: ab12 · relevance 0.30")
     run = parse(12.0, json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                                           "additionalContext": block}}))
     assert (run.ids, run.keywords_only, run.empty) == (["ab12"], True, False)
@@ -62,9 +64,9 @@ def test_the_import_probe_names_who_pulled_a_heavy_module_in():
         "import time: self [us] | cumulative | imported package",
         "import time:       100 |        100 |     numpy",
         "import time:        10 |        110 |   memory_core.vectors",
-        "import time:        10 |        120 | memory_apps.session.moment",
+        "import time:        10 |        120 | memory_apps.somewhere",
         "import time:         5 |          5 | json",
     ])
     heavy = imports.heavy_imports(imports.parse_importtime(stderr))
     assert heavy == {"numpy": {"cumulative_ms": 0.1,
-                               "pulled_in_by": ["memory_core.vectors", "memory_apps.session.moment"]}}
+                               "pulled_in_by": ["memory_core.vectors", "memory_apps.somewhere"]}}
