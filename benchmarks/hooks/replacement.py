@@ -52,7 +52,7 @@ def killed_and_replaced(store: Path, project: Path, env: dict, max_prompts: int)
         run, by_warm = run_traced(store, project, env)
         answered_warm += by_warm
         after.append({"ms": round(run.ms, 1), "warm": by_warm, "empty": run.empty, "same": run.ids == before.ids,
-                      "keywords_only": run.keywords_only})
+                      "keywords_only": run.keywords_only, **({"stderr": run.stderr} if run.stderr else {})})
     return {"killed": sorted(victims), "answer_before": before.ids, "runs": after,
             "first_warm_answer_at": next((i + 1 for i, a in enumerate(after) if a["warm"]), None),
             "replaced_by": sorted(warm.server_pids(store))}
