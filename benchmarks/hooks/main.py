@@ -51,8 +51,8 @@ def measure(size: int, workdir: Path, args, embedder, pool, started: list, store
     started.append(warm.start(store, envs["warm"]))
     wait_ready(store, project)
     pids = warm.server_pids(store)
-    result = {"store": built, **timed_rounds(store, project, size, args.calls, envs, log,
-                                                           1000 * (args.deadline or 1.0))}
+    deadline_ms = 1000 * (args.deadline or 1.0)
+    result = {"store": built, **timed_rounds(store, project, size, args.calls, envs, log, deadline_ms)}
     result["warm_server_stayed_up"] = warm.server_pids(store) == pids
     if size == max(args.sizes) and args.import_runs:
         result["imports"] = imports.probe(store, project, envs["warm"], args.import_runs)

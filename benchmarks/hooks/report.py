@@ -73,10 +73,12 @@ def _replacement(results: dict) -> list[str]:
             table(["entries", "kills", "prompts", "failed (empty)", "other entries", "keywords only",
                    "slowest cold ms", "first answered warm at prompt", "ms per prompt (w warm, c cold), per kill"],
                   rows, right=range(1, 7)),
-            "", "The first hook that finds no server answers cold and spawns the replacement; the rest answer cold "
-                "until it listens. 'other entries': answered, but not with the entries the warm server gave before "
-                f"the kill. A hook process still running {watchdog:.0f} ms after its start is ended by its watchdog "
-                "and prints nothing (a failed prompt).", ""]
+            "", "The first hook that finds no server answers cold and spawns the replacement; the next ones answer "
+                "cold until it answers (it listens within a fraction of a second but loads the model for seconds; a "
+                "hook asking it meanwhile waits 60% of its time, then answers cold with the rest). 'other entries': "
+                f"answered, but not with the entries the warm server gave before the kill. A hook process still running {watchdog:.0f} ms after its start is ended by its watchdog "
+                "and prints nothing (a failed prompt). These hooks run with PYTHONPROFILEIMPORTTIME (which process "
+                "answered is read from their imports): a few ms more each.", ""]
 
 
 def _imports(probe: dict | None) -> list[str]:
