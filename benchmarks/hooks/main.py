@@ -32,10 +32,9 @@ from benchmarks.common.processes import log
 from benchmarks.common.prose import vector_pool
 from benchmarks.hooks import events, imports, replacement, warm
 from benchmarks.hooks.hook_process import PROMPT, hook_env
-from benchmarks.hooks.report import render
+from benchmarks.hooks.report import busy_seconds, others_cores, render
 from benchmarks.hooks.rounds import timed_rounds
 from benchmarks.hooks.store import build
-from benchmarks.latency.report import busy_seconds, others_cores
 
 RESULTS = RESULTS_DIR / "hooks-latency.json"
 

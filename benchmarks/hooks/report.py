@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+from typing import Optional
+
 from benchmarks.common.tables import table
+from benchmarks.latency import report as latency_report
 from benchmarks.hooks.imports import HEAVY
 from benchmarks.hooks.rounds import KINDS
 
@@ -10,6 +14,24 @@ LABELS = {"floor": "floor (python + numpy + SQLite + one matrix product)", "prom
           "prompt_cold": "prompt hook, cold (IFLOW_MEMORY_WARM=off)", "file_warm": "file hook, warm",
           "file_cold": "file hook, cold (IFLOW_MEMORY_WARM=off)"}
 TARGET_RATIO = 1.5
+
+
+def busy_seconds() -> Optional[tuple[float, float]]:
+    """(CPU seconds every process has used since boot, CPU seconds this process and its finished children used):
+    the hooks and the floor are this run's children, not load it competed with."""
+    busy = latency_report.busy_seconds()
+    if busy is None:
+        return None
+    own = os.times()
+    return busy[0], own.user + own.system + own.children_user + own.children_system
+
+
+def others_cores(start: Optional[tuple[float, float]], wall_s: float) -> Optional[float]:
+    """How many cores processes other than this run's kept busy on average since `start`."""
+    end = busy_seconds()
+    if start is None or end is None or wall_s <= 0:
+        return None
+    return round(max(0.0, (end[0] - start[0]) - (end[1] - start[1])) / wall_s, 2)
 
 
 def render(results: dict) -> str:
@@ -43,8 +65,9 @@ def render(results: dict) -> str:
                   "the floor, nothing cites the file, or nothing came in time; an empty answer has no diagnostic "
                   "line, so a cold prompt hook's empty answers do not say which path they took). "
                   f"{machine['cores']} cores; load average {machine['loadavg_before']} before, "
-                  f"{machine['loadavg_after']} after; other processes kept {machine['others_cores']} cores busy on "
-                  "average during the run (0 on an idle machine)."]
+                  f"{machine['loadavg_after']} after; processes other than this run's (its hooks and floors, not "
+                  f"the warm servers the hooks spawned) kept {machine['others_cores']} cores busy on average (0 on an "
+                  "idle machine)."]
     return "\n".join(lines)
 
 
@@ -76,9 +99,10 @@ def _replacement(results: dict) -> list[str]:
             "", "The first hook that finds no server answers cold and spawns the replacement; the next ones answer "
                 "cold until it answers (it listens within a fraction of a second but loads the model for seconds; a "
                 "hook asking it meanwhile waits 60% of its time, then answers cold with the rest). 'other entries': "
-                f"answered, but not with the entries the warm server gave before the kill. A hook process still running {watchdog:.0f} ms after its start is ended by its watchdog "
-                "and prints nothing (a failed prompt). These hooks run with PYTHONPROFILEIMPORTTIME (which process "
-                "answered is read from their imports): a few ms more each.", ""]
+                "answered, but not with the entries the warm server gave before the kill. A hook process still running "
+                f"{watchdog:.0f} ms after its start is ended by its watchdog and prints nothing (a failed prompt). "
+                "These hooks run with PYTHONPROFILEIMPORTTIME (which process answered is read from their imports): "
+                "a few ms more each.", ""]
 
 
 def _imports(probe: dict | None) -> list[str]:

@@ -18,15 +18,17 @@ def timed_rounds(store: Path, project: Path, size: int, calls: int, envs: dict, 
                  deadline_ms: float = DEADLINE_MS) -> dict:
     """`calls` counted rounds after one warm-up round; per kind its latency, and for the hooks how many answers
     were empty or keyword-only and how many took longer than `deadline_ms`."""
-    prompts = events.prompts(2 * (calls + 1), seed=size)  # the warm and the cold hook never share a prompt
+    prompts = events.prompts(2 * (calls + 1), seed=size)  # answerable and prose in turn; no prompt asked twice
     files = events.files(calls + 1, size)
     runs: dict[str, list] = {kind: [] for kind in KINDS}
-    for n in range(calls + 1):  # round 0 warms the OS cache and the model's optimised copy; not counted
+    # Round 0 warms the OS cache and the model's optimised copy; not counted. The warm and the cold hook take the
+    # answerable and the prose prompt in turn, so each gets the same mix.
+    for n in range(calls + 1):
         measured = {
             "floor": run_floor(store / "memory.db", envs["cold"], project),
-            "prompt_warm": run_hook(PROMPT, store, project, events.prompt_event(project, prompts[2 * n]),
+            "prompt_warm": run_hook(PROMPT, store, project, events.prompt_event(project, prompts[2 * n + n % 2]),
                                     envs["warm"]),
-            "prompt_cold": run_hook(PROMPT, store, project, events.prompt_event(project, prompts[2 * n + 1]),
+            "prompt_cold": run_hook(PROMPT, store, project, events.prompt_event(project, prompts[2 * n + 1 - n % 2]),
                                     envs["cold"]),
             "file_warm": run_hook(FILE, store, project, events.file_event(project, files[n]), envs["warm"]),
             "file_cold": run_hook(FILE, store, project, events.file_event(project, files[n]), envs["cold"]),
