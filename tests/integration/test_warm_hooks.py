@@ -49,6 +49,19 @@ def server_pids(store: Path) -> set[int]:
     return {h["pid"] for h in FileLeases(str(store)).holders() if h["task"] == LEASE_TASK}
 
 
+def started_servers(store: Path) -> set[int]:
+    """Every process serving the store, also one spawned but not yet holding the lease (Linux: /proc)."""
+    found = server_pids(store)
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"memory_apps.warm" in args and str(store).encode() in args and not ended(int(entry.name)):
+            found.add(int(entry.name))
+    return found
+
+
 def ended(pid: int) -> bool:
     """Gone, or a zombie (the hooks spawn servers detached: they are no children of this process)."""
     try:
@@ -76,7 +89,7 @@ def shop(tmp_path) -> Iterator[dict]:
     env = app_env(home, {"IFLOW_MEMORY_WARM": None, "IFLOW_MEMORY_BACKGROUND": "1",
                          "CLAUDE_PROJECT_DIR": str(project)})
     yield {"home": home, "project": project, "store": store, "env": env}
-    pids = server_pids(store)
+    pids = started_servers(store)
     for pid in pids:
         os.kill(pid, signal.SIGTERM)
     for pid in pids:
