@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from benchmarks.hooks import events, imports
-from benchmarks.hooks.hook_process import parse
+from benchmarks.hook_latency import events, imports
+from benchmarks.hook_latency.hook_process import parse
 from tests._helpers import PYTHON
 from tests.conftest import PROJECT_ROOT, subprocess_env
 

@@ -12,8 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from benchmarks.hooks import events, warm
-from benchmarks.hooks.hook_process import PROMPT, HookRun, hook_command, parse
+from benchmarks.hook_latency import events, warm
+from benchmarks.hook_latency.hook_process import PROMPT, HookRun, hook_command, parse
 
 COLD_PATH_MODULE = "memory_apps.wiring.resolver"
 REPLACED_RUNS = 3
@@ -40,7 +40,7 @@ def killed_and_replaced(store: Path, project: Path, env: dict, max_prompts: int)
     before, by_warm = run_traced(store, project, env)
     if not by_warm:
         raise RuntimeError(f"the baseline prompt was not answered by the warm server (or {COLD_PATH_MODULE} is now "
-                           "imported on the warm path too: update benchmarks/hooks/replacement.py)")
+                           "imported on the warm path too: update benchmarks/hook_latency/replacement.py)")
     if before.empty:
         raise RuntimeError(f"the baseline prompt got no answer: {PROMPT_TEXT!r}")
     victims = warm.server_pids(store)

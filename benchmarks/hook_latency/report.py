@@ -7,8 +7,8 @@ from typing import Optional
 
 from benchmarks.common.tables import table
 from benchmarks.latency import report as latency_report
-from benchmarks.hooks.imports import HEAVY
-from benchmarks.hooks.rounds import KINDS
+from benchmarks.hook_latency.imports import HEAVY
+from benchmarks.hook_latency.rounds import KINDS
 
 LABELS = {"floor": "floor (python + numpy + SQLite + one matrix product)", "prompt_warm": "prompt hook, warm",
           "prompt_cold": "prompt hook, cold (IFLOW_MEMORY_WARM=off)", "file_warm": "file hook, warm",

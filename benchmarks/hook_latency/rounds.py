@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Callable
 
 from benchmarks.common.stats import latency, ratio
-from benchmarks.hooks import events
-from benchmarks.hooks.hook_process import FILE, PROMPT, HookRun, run_floor, run_hook
+from benchmarks.hook_latency import events
+from benchmarks.hook_latency.hook_process import FILE, PROMPT, HookRun, run_floor, run_hook
 
 KINDS = ("floor", "prompt_warm", "prompt_cold", "file_warm", "file_cold")
 DEADLINE_MS = 1000.0  # the hooks' default deadline, from the start of their process (IFLOW_MEMORY_HOOK_DEADLINE_S)

@@ -12,7 +12,7 @@ cold, file hook warm, file hook cold, after one uncounted round. Then the warm s
 prompt is asked until its replacement (spawned by the first hook that finds none) has answered. At the largest
 size, `--import-runs` warm-answered hooks run under `python -X importtime`. Every warm process the run started, or
 made the hooks start, is stopped (SIGTERM) at the end. Prints markdown tables; writes
-benchmarks/results/hooks-latency.json (or --out). The parts are in benchmarks/hooks/.
+benchmarks/results/hooks-latency.json (or --out). The parts are in benchmarks/hook_latency/.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from typing import Optional, Sequence
 from benchmarks.common.paths import RESULTS as RESULTS_DIR
 from benchmarks.common.processes import log
 from benchmarks.common.prose import vector_pool
-from benchmarks.hooks import events, imports, replacement, warm
-from benchmarks.hooks.hook_process import PROMPT, hook_env
-from benchmarks.hooks.report import busy_seconds, others_cores, render
-from benchmarks.hooks.rounds import timed_rounds
-from benchmarks.hooks.store import build
+from benchmarks.hook_latency import events, imports, replacement, warm
+from benchmarks.hook_latency.hook_process import PROMPT, hook_env
+from benchmarks.hook_latency.report import busy_seconds, others_cores, render
+from benchmarks.hook_latency.rounds import timed_rounds
+from benchmarks.hook_latency.store import build
 
 RESULTS = RESULTS_DIR / "hooks-latency.json"
 

@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 
 from benchmarks.common.prose import queries
-from benchmarks.hooks.store import ANCHORS, CITING, cited_file
+from benchmarks.hook_latency.store import ANCHORS, CITING, cited_file
 
 CONTEXTS = ("", " since yesterday", " on the staging machine", " in the nightly build", " for the second time today",
             " after the last merge", " only on macOS", " when the test suite runs in parallel")

@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 from benchmarks.common.processes import PY
-from benchmarks.hooks import events
-from benchmarks.hooks.hook_process import PROMPT, hook_command
+from benchmarks.hook_latency import events
+from benchmarks.hook_latency.hook_process import PROMPT, hook_command
 
 HEAVY = ("pydantic", "pydantic_core", "numpy", "sqlite3", "onnxruntime", "tokenizers", "dependency_injector",
          "httpx", "memory_apps.wiring.resolver", "memory_apps.session.moment", "memory_core.usecases.recall",
