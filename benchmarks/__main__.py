@@ -35,8 +35,14 @@ SECTIONS = {
     "relevance": ("benchmarks.relevance.main",
                   "recall@20, nDCG@10 and MRR of every ranking method on seven sets of different character, and "
                   "the scores of prompts the real bank answers against those it does not"),
+    "search-floor": ("benchmarks.relevance.search_floor",
+                     "recall@10 of `search` on every relevance set without and with a relevance floor, and the "
+                     "share of nonsense queries that get \"no good match\"; chooses search_floor per path"),
     "tuning": ("benchmarks.relevance.tuning",
                "leave-one-set-out cross-validation of the relevance ranking's weights (ADR 18)"),
+    "hooks": ("benchmarks.hooks.main",
+              "the prompt hook's relevance through the real hook process, on the calibration's prompts and on "
+              "held-out ones, both paths (model; keywords only), against the calibration's own computation"),
     "keyword-labels": ("benchmarks.relevance.keyword_labels",
                        "the local keyword tier's labels on the real knowledge bank (spec 001 AC5)"),
     "disclosure": ("benchmarks.disclosure.main",

@@ -16,7 +16,8 @@ from memory_core.embedding.space import STAGED_KEYS, space_metadata
 class InMemoryEntryStore:
     """EntryStore + KeywordIndex + EmbeddingStore + StagingVectorStore held in dictionaries.
 
-    `keyword_search_available` is a plain attribute: False stands for a SQLite build without FTS5.
+    `keyword_search_available` is a plain attribute: False stands for a SQLite build without FTS5;
+    `keyword_scale` too ("bm25": its term counts stand in for BM25; "ts_rank_cd" plays PostgreSQL).
     """
 
     def __init__(self, keyword_search: bool = True) -> None:
@@ -27,6 +28,7 @@ class InMemoryEntryStore:
         self.staged_by_id: dict[str, bytes] = {}
         self.query_vectors: dict[tuple[str, str], list[float]] = {}
         self.keyword_search_available = keyword_search
+        self.keyword_scale = "bm25"
         self.outbox: dict[tuple[str, str], AuditTask] = {}
         self.more_scopes: dict[str, set[str]] = {}
         self._outbox_root: Optional[str] = None

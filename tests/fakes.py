@@ -10,7 +10,7 @@ import contextlib
 import os
 import threading
 from datetime import datetime, timedelta, timezone
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 from memory_core.ranking.fts_query import sanitise_fts_query
 from memory_core.entries.knowledge import KnowledgeEntry, Origin
@@ -178,6 +178,14 @@ class FakeSessionLedger:
         new = SessionShown(old.entry_ids | set(entry_ids), old.prompt_hashes | set(prompt_hashes),
                            old.file_paths | set(file_paths))
         self.sessions[session_id] = (new, self.clock.now())
+
+    def claim(self, session_id: str, entry_ids: Sequence[str], limit: int, prompt_hashes: Iterable[str] = (),
+              file_paths: Iterable[str] = ()) -> list[str]:
+        """The first `limit` entries not shown yet, recorded with the prompts and files."""
+        seen = self.shown(session_id).entry_ids
+        fresh = [i for i in dict.fromkeys(entry_ids) if i not in seen][:max(limit, 0)]
+        self.record(session_id, fresh, prompt_hashes, file_paths)
+        return fresh
 
     def shown(self, session_id: str) -> SessionShown:
         """The session's record, empty when there is none."""

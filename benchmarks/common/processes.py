@@ -47,11 +47,13 @@ def injector(project: Path, store: Path) -> list[str]:
     return [PY, "-m", "memory_apps.injector", *injector_args(project, store)]
 
 
-def run_proc(command: Sequence[str], env: dict, cwd: Path,
-             timeout: float = 600) -> tuple[float, subprocess.CompletedProcess]:
-    """Run `command` to the end; (wall ms from spawn to exit, the completed process)."""
+def run_proc(command: Sequence[str], env: dict, cwd: Path, timeout: float = 600,
+             stdin: Optional[str] = None) -> tuple[float, subprocess.CompletedProcess]:
+    """Run `command` to the end (`stdin` written to it when given); (wall ms from spawn to exit, the completed
+    process)."""
     start = time.perf_counter()
-    done = subprocess.run(list(command), env=env, cwd=str(cwd), capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(list(command), env=env, cwd=str(cwd), capture_output=True, text=True, timeout=timeout,
+                          input=stdin)
     return (time.perf_counter() - start) * 1000, done
 
 

@@ -20,10 +20,14 @@ class BuiltStore:
 
     store_dir: str
     ids: dict[str, str]
+    built_at: datetime = BUILT_AT
+    """The store's "now": what a ranking over it should take as the current time."""
 
 
-def build_store(relevance_set: RelevanceSet, workdir: str) -> BuiltStore:
-    """Label, import and embed the set's drafts into `workdir/<set name>` with the local provider."""
+def build_store(relevance_set: RelevanceSet, workdir: str, built_at: datetime = BUILT_AT) -> BuiltStore:
+    """Label, import and embed the set's drafts into `workdir/<set name>` with the local provider. `built_at`
+    later than BUILT_AT moves every date by as much, so that a process ranking at `built_at` by the real clock
+    (the hook) sees the entries as old as the suite, ranking at BUILT_AT, does."""
     from memory_apps.config import MemoryConfig
     from memory_apps.wiring.container import build_container
     from memory_apps.upkeep.embedding_jobs import embed_everything
@@ -32,12 +36,12 @@ def build_store(relevance_set: RelevanceSet, workdir: str) -> BuiltStore:
     os.makedirs(store_dir, exist_ok=True)
     container = build_container(MemoryConfig(embedding_provider="local", keyword_provider="local"), store_dir)
     tiers = container.local_keywords()
-    now = BUILT_AT
+    now, shift = built_at, built_at - BUILT_AT
     items, ids = [], {}
     for position, (key, draft) in enumerate(relevance_set.drafts.items()):
         labels = tiers.generate(draft.name, draft.description, draft.reasoning, draft.category, draft.keywords)
         undated = now if relevance_set.imported else now - AGE_STEP * (position % 40)
-        observed = relevance_set.observed.get(key, undated)
+        observed = relevance_set.observed[key] + shift if key in relevance_set.observed else undated
         items.append((draft.model_copy(update={"keywords": labels}), observed))
         ids[key] = draft.entry_id
     container.store().import_entries(items, now)
@@ -45,4 +49,4 @@ def build_store(relevance_set: RelevanceSet, workdir: str) -> BuiltStore:
     if report is None or report.remaining:
         raise RuntimeError(f"embedding the {relevance_set.name} set failed: {problem or report}")
     container.store().close()
-    return BuiltStore(store_dir, ids)
+    return BuiltStore(store_dir, ids, built_at)

@@ -42,34 +42,41 @@ RESULTS = RESULTS_DIR / "relevance.json"
 class FixedClock:
     """The store's build time, so recency is the same on every run."""
 
+    def __init__(self, instant: datetime = BUILT_AT) -> None:
+        self.instant = instant
+
     def now(self) -> datetime:
         """The fixed instant."""
-        return BUILT_AT
+        return self.instant
 
 
 def prepare(relevance_set, workdir: str):
     """Store the set as the product does; return the Scorer, per judged query its Signals and judgements, the
     same for the queries nothing answers (with their keys), and the store (open: the product's `relevance`
     ranking reads cited files from it; the caller closes it)."""
+    return open_built(relevance_set, build_store(relevance_set, workdir))
+
+
+def open_built(relevance_set, built):
+    """`prepare` on a store built already (`build_store`): the same four things."""
     from memory_apps.config import MemoryConfig
     from memory_apps.wiring.container import build_container
     from memory_core.ranking.scoring import Weights
     from memory_core.usecases.retrieve import RetrieveAndRank
 
-    built = build_store(relevance_set, workdir)
     container = build_container(MemoryConfig(embedding_provider="local"), built.store_dir)
     store = container.store()
     plan = container.embedding_plan(want_target=False)
     index = container.vector_index(dimensions=plan.query.dimensions)
 
     def ranking(kind: str) -> RetrieveAndRank:
-        return RetrieveAndRank(store=store, clock=FixedClock(), weights=Weights(), keyword_index=store,
+        return RetrieveAndRank(store=store, clock=FixedClock(built.built_at), weights=Weights(), keyword_index=store,
                                embedder=plan.query, vector_index=index, ranking=kind, references=store)
 
     source = SignalSource(ranking("spec"), store, plan.query)
     position = {i: n for n, i in enumerate(source.order)}
     scorer = Scorer(ranking("spec"), ranking("relevance"), store.cited_files(),
-                    lambda ids: source.matrix[[position[i] for i in ids]], BUILT_AT)
+                    lambda ids: source.matrix[[position[i] for i in ids]], built.built_at)
 
     def judged(query):
         hidden = frozenset(built.ids[k] for k in query.hidden)
@@ -157,8 +164,11 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
     print(f"\nTotal {elapsed:.0f} s.")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    # `search-floor` writes its own key into this file (with its own "when"): a run of this section keeps it
+    kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     out.write_text(json.dumps({"sets": about, "results": results, "calibration": floors,
                                "seconds": round(elapsed, 1),
-                               "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1),
+                               "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                              | ({"search_floor": kept["search_floor"]} if "search_floor" in kept else {}), indent=1),
                    encoding="utf-8")
     return 0

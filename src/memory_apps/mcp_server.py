@@ -30,13 +30,18 @@ STORE_DESCRIPTION = (
     "global store's copy, so the change shows up in the project's files."
 )
 SEARCH_DESCRIPTION = (
-    "Find stored learnings relevant to a query, best first (meaning + keywords + prominence). Read-only."
+    "Find stored learnings relevant to a query, best first (meaning + keywords + prominence). Read-only. "
+    "Returns only good matches: each result's relevance (0-1, comparable across queries) reaches a floor, so an "
+    "empty results list means nothing stored answers the query (the note says so); include_weak_matches=true also "
+    "returns the closest learnings under the floor, marked good_match=false."
 )
 GET_DESCRIPTION = (
     "Read stored learnings in full by id. A session's memory block may list learnings by id and name only "
     f"(`- <id> — <name>`); pass those ids (up to {MAX_IDS} a call) to get each one's description, reasoning and "
     "references. Ids that name no learning come back in not_found. Read-only."
 )
+NO_GOOD_MATCH = ("No stored learning is a good match for this query; include_weak_matches=true shows the closest "
+                 "ones anyway.")
 DELETE_DESCRIPTION = (
     "Delete a stored learning by its id (as returned by store_memory or search_memory), from the database and "
     "its markdown copies; later imports never bring it back."
@@ -72,6 +77,8 @@ class MemoryHit(BaseModel):
     category: str
     description: str
     score: float
+    relevance: Optional[float]
+    good_match: bool
 
 
 class SearchResults(BaseModel):
@@ -80,6 +87,7 @@ class SearchResults(BaseModel):
     query: str
     results: list[MemoryHit]
     signals: str
+    note: Optional[str] = None
 
 
 class MemoryEntry(BaseModel):
@@ -188,15 +196,24 @@ def build_server(service: MemoryService):
             f"How many learnings to return at most (1 to {MAX_LIMIT})."))] = 10,
         category: Annotated[Optional[CategoryName], Field(description=(
             "Only learnings of this category; omit for every category."))] = None,
+        include_weak_matches: Annotated[bool, Field(description=(
+            "Also return learnings under the relevance floor (good_match=false): the closest ones even when "
+            "nothing matches well. Default false: good matches only."))] = False,
     ) -> SearchResults:
         """Search stored learnings (the model reads SEARCH_DESCRIPTION)."""
-        found = await in_thread(lambda: service.search(query, limit, category))  # the service checks query/limit
+        found = await in_thread(lambda: service.search(  # the service checks query and limit
+            query, limit, category, include_weak=include_weak_matches))
         signals = f"vector={found.vector.matches if found.vector.ran else 'off'}, " \
                   f"fts5={found.keyword.matches if found.keyword.ran else 'off'}"
         hits = [MemoryHit(id=r.entry.id, name=one_line(r.entry.name), category=r.entry.category,
-                          description=strip_controls(r.entry.description), score=round(r.score, 4))
+                          description=strip_controls(r.entry.description), score=round(r.score, 4),
+                          relevance=None if r.relevance is None else round(r.relevance, 3),
+                          good_match=found.is_good(r))
                 for r in found.selected]
-        return SearchResults(query=strip_controls(query), results=hits, signals=signals)
+        note = None
+        if not any(hit.good_match for hit in hits):
+            note = NO_GOOD_MATCH if found.total else "No learnings are stored yet."
+        return SearchResults(query=strip_controls(query), results=hits, signals=signals, note=note)
 
     # Read-only, like search: reading a learning the block named records nothing.
     @server.tool(description=GET_DESCRIPTION, annotations=ToolAnnotations(

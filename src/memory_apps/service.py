@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from pydantic import ValidationError
@@ -134,13 +134,18 @@ class MemoryService:
         return StoreResult(stored.entry_id, stored.name, stored.created, stored.observation_count,
                            bool(entry and entry.has_embedding) or bool(report and report.embedded))
 
-    def search(self, query: str, limit: int = 10, category: Optional[str] = None) -> Retrieval:
-        """Hybrid search (vector + keyword + prominence); InvalidEntry for a blank query or a limit outside 1..100."""
+    def search(self, query: str, limit: int = 10, category: Optional[str] = None,
+               include_weak: bool = False) -> Retrieval:
+        """Hybrid search (vector + keyword + prominence): of the best `limit`, only the good matches, those whose
+        `relevance` (0-1, one scale for every query) reaches the search floor, so a query nothing answers gets
+        an empty `selected`; `include_weak` keeps the rest too (`Retrieval.is_good` tells them apart).
+        InvalidEntry for a blank query or a limit outside 1..100."""
         query, limit, category = check_query(query), check_limit(limit, MAX_LIMIT), check_category(category)
         with self._lock:
             if self._scopes is None:
                 self._scopes = project_scopes(self.project_root)  # a git lookup: once per service
-            return self._retrieval.current().search(query, limit, category, scopes=self._scopes)
+            found = self._retrieval.current().search(query, limit, category, scopes=self._scopes)
+        return found if include_weak else replace(found, selected=found.good_matches())
 
     def resolve_id(self, text: str) -> Optional[str]:
         """The full id an id or unique prefix (4+ hex characters) names, or None; InvalidEntry for a malformed id,

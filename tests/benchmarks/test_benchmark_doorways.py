@@ -49,6 +49,15 @@ def test_relevance_suite(tmp_path):
     assert set(numbers["results"]) == {"ac1-plain"} and numbers["results"]["ac1-plain"]["relevance"]["recall@20"] > 0
 
 
+def test_search_floor(tmp_path):
+    out = tmp_path / "relevance.json"
+    result = _run(["-m", "benchmarks", "search-floor", "--sets", "ac1-plain,paraphrase", "--out", out], tmp_path)
+    assert "# The search floor" in result.stdout and "| paraphrase |" in result.stdout
+    models = json.loads(out.read_text(encoding="utf-8"))["search_floor"]["models"]
+    assert set(models) == {"model", "keywords", "model, ts_rank_cd", "keywords, ts_rank_cd"}
+    assert all(0 < m["floor"] <= 0.5 for m in models.values()), models
+
+
 def test_relevance_tuning(tmp_path):
     out = tmp_path / "tuning.json"
     result = _run(["-m", "benchmarks", "tuning", "--sets", "ac1-plain,ac1-synonyms", "--out", out], tmp_path)
@@ -124,7 +133,7 @@ def test_postgres_build_then_benchmark(tmp_path, server_parent):
     assert "postgres" in numbers["sizes"]["1000"] and numbers["writers"]["runs"]
 
 
-@pytest.mark.parametrize("section", ["relevance", "tuning"])
+@pytest.mark.parametrize("section", ["relevance", "tuning", "search-floor"])
 def test_an_unknown_relevance_set_is_refused_with_the_known_names(tmp_path, section):
     out = tmp_path / "never.json"
     result = subprocess.run([PYTHON, "-m", "benchmarks", section, "--sets", "ac1-plain,no-such-set", "--out", str(out)],

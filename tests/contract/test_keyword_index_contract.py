@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memory_core.ranking.absolute_relevance import BM25_SCALE, TS_RANK_CD_SCALE
 from memory_core.ranking.fts_query import sanitise_fts_query
 from memory_core.entries.models import EntryDraft
 from memory_core.ports import KeywordIndex
@@ -30,6 +31,10 @@ class KeywordIndexContract:
     def test_is_a_keyword_index_and_available(self, store):
         assert isinstance(store, KeywordIndex)
         assert store.keyword_search_available is True
+
+    def test_says_which_scale_its_scores_are_on(self, store):
+        # the absolute relevance reads BM25 as BM25 and any other scale as matched or not
+        assert store.keyword_scale in (BM25_SCALE, TS_RANK_CD_SCALE)
 
     def test_returns_matching_ids_only(self, store):
         sqlite = add(store, "SQLite WAL mode avoids writer lock contention")
@@ -104,6 +109,9 @@ class KeywordIndexContract:
 class TestSqliteKeywordIndex(KeywordIndexContract):
     backend = "sqlite"
 
+    def test_scores_are_bm25(self, store):
+        assert store.keyword_scale == BM25_SCALE
+
     def test_malformed_match_query_returns_nothing_instead_of_raising(self, store):
         add(store, "SQLite WAL mode")
         assert store.keyword_search('"unterminated OR (', LIMIT) == {}
@@ -111,6 +119,9 @@ class TestSqliteKeywordIndex(KeywordIndexContract):
 
 class TestPostgresKeywordIndex(KeywordIndexContract):
     backend = "postgres"
+
+    def test_scores_are_ts_rank_cd_not_bm25(self, store):
+        assert store.keyword_scale == TS_RANK_CD_SCALE
 
     def test_a_query_of_operators_and_quotes_is_searched_as_its_words(self, store):
         entry_id = add(store, "SQLite WAL mode")

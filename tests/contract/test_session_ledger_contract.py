@@ -61,6 +61,16 @@ class SessionLedgerContract:
         ledger.record("s1")
         assert ledger.shown("s1").is_empty()
 
+    def test_a_claim_takes_only_what_was_not_shown_and_records_it(self, ledger):
+        ledger.record("s1", entry_ids=["e1"])
+        assert ledger.claim("s1", ["e1", "e2", "e3", "e4"], 2, prompt_hashes=["p1"], file_paths=["/a.py"]) == \
+            ["e2", "e3"]
+        shown = ledger.shown("s1")
+        assert shown.entry_ids == {"e1", "e2", "e3"} and shown.prompt_hashes == {"p1"}
+        assert shown.file_paths == {"/a.py"}
+        assert ledger.claim("s1", ["e2", "e3"], 3) == []
+        assert ledger.claim("s2", ["e1"], 0, prompt_hashes=["p2"]) == [] and ledger.shown("s2").prompt_hashes == {"p2"}
+
     def test_start_over_forgets_only_that_session(self, ledger):
         ledger.record("s1", entry_ids=["e1"], prompt_hashes=["p1"], file_paths=["/a.py"])
         ledger.record("s2", entry_ids=["e2"])
@@ -115,6 +125,12 @@ class TestFakeSessionLedger(SessionLedgerContract):
         return FakeSessionLedger(clock)
 
 
+def _claim_all(store: str, won: list) -> None:
+    ledger = FileSessionLedger(store, FakeClock())
+    for index in range(20):
+        won.extend(ledger.claim("race", [f"e{index}", f"e{index + 1}"], 1))
+
+
 def _record_many(store: str, worker: int, count: int) -> None:
     ledger = FileSessionLedger(store, FakeClock())
     for index in range(count):
@@ -164,6 +180,16 @@ class TestFileSessionLedger(SessionLedgerContract):
         for thread in workers:
             thread.join()
         assert ledger.shown("shared").entry_ids == {f"w{w}-e{i}" for w in range(4) for i in range(15)}
+
+    def test_claims_racing_in_one_session_never_hand_out_an_entry_twice(self, ledger):
+        won: list = []
+        workers = [threading.Thread(target=_claim_all, args=(self.store, won)) for _ in range(4)]
+        for thread in workers:
+            thread.start()
+        for thread in workers:
+            thread.join()
+        assert len(won) == len(set(won)) and set(won) <= {f"e{i}" for i in range(21)}
+        assert ledger.shown("race").entry_ids == set(won)
 
     def test_a_linked_session_file_is_never_written_through(self, ledger, tmp_path):
         ledger.record("s1", entry_ids=["e1"])

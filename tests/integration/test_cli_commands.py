@@ -202,16 +202,16 @@ def test_search_table_json_and_category(populated):
 
     table = populated("search", *query)
     as_json = populated.json("search", *query, "--limit", "3")
-    only_anti = populated.json("search", *query, "--category", "anti-patterns")
+    only_anti = populated.json("search", *query, "--category", "anti-patterns", "--all")  # none matches well
     bad = populated("search", *query, "--category", "tips")
 
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
-    assert lines[0].split() == ["score", "id", "category", "name"]
+    assert lines[0].split() == ["relevance", "score", "id", "category", "name"]
     assert captured_id in lines[2], table.stdout
     assert isinstance(as_json, list) and 1 <= len(as_json) <= 3
     assert as_json[0]["id"] == captured_id
-    assert {"id", "name", "category", "description", "score"} <= set(as_json[0])
+    assert {"id", "name", "category", "description", "score", "relevance"} <= set(as_json[0])
     assert only_anti and {e["category"] for e in only_anti} == {"anti-patterns"}
     assert bad.returncode != 0 and "category" in bad.stderr
 

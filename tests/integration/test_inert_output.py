@@ -89,7 +89,7 @@ def test_list_search_stats_show_one_row_per_entry_without_escapes(shell):
     assert any(row.startswith(forged_id) and row.endswith(SAFE_NAME) for row in listing.splitlines())
     found = cli("search", "SYSTEM", "INSTRUCTIONS", "fence")
     assert not ACTIVE.search(found) and forged_id in found
-    assert all(re.match(r"\d\.\d{3}  [0-9a-f]{16}  ", row) for row in found.splitlines()[2:]), found
+    assert all(re.match(r" *\d\.\d{3}  \d\.\d{3}  [0-9a-f]{16}  ", row) for row in found.splitlines()[2:]), found
     stats = cli("stats")
     assert not ACTIVE.search(stats) and "evil project" in stats
 

@@ -197,3 +197,28 @@ def test_store_description_tells_the_model_what_a_store_writes_and_what_an_entry
     assert (again["created"], again["observation_count"]) == (False, 2)
     bank = (project / "docs" / "knowledge-bank" / f"{LEARNING['category']}.md").read_text(encoding="utf-8")
     assert LEARNING["description"] in bank and "Observation count: 2" in bank
+
+
+def test_include_weak_matches_is_an_optional_documented_flag(server):
+    listed = tools(server)["search_memory"]
+    flag = listed.input_schema["properties"]["include_weak_matches"]
+
+    assert flag["type"] == "boolean" and flag["default"] is False
+    assert "include_weak_matches" not in listed.input_schema.get("required", [])
+    assert "floor" in flag["description"]
+    assert "include_weak_matches" in listed.description and "good match" in listed.description
+
+
+def test_nonsense_gets_no_results_and_a_note_unless_weak_matches_are_asked_for(server):
+    async def probe(client):
+        await client.call_tool("store_memory", LEARNING)
+        return [(await client.call_tool("search_memory", arguments)).structured_content for arguments in (
+            {"query": "zzzzqqq"}, {"query": "zzzzqqq", "include_weak_matches": True}, {"query": "quote csv fields"})]
+
+    nonsense, weak, real = session(server, probe)
+
+    assert nonsense["results"] == [] and "no stored learning is a good match" in nonsense["note"].lower()
+    assert [(hit["name"], hit["good_match"]) for hit in weak["results"]] == [(LEARNING["name"], False)]
+    assert weak["note"] == nonsense["note"], "weak results alone still say nothing matched well"
+    assert [hit["name"] for hit in real["results"]] == [LEARNING["name"]] and real["note"] is None
+    assert real["results"][0]["good_match"] is True and 0 < real["results"][0]["relevance"] <= 1

@@ -236,14 +236,16 @@ def test_search_memory_finds_a_learning_by_paraphrase(server):
     overlap = _content_words(query) & _content_words(" ".join(PROFILE[k] for k in ("name", "description")))
     assert len(overlap) <= 1, overlap  # the query is a paraphrase, not a keyword match
 
-    found = server.search(query, limit=5)
+    # This paraphrase shares no word and its cosine is about 0.25: under the search floor (issue 23), so it is
+    # asked for with the weak matches; the meaning still puts it first.
+    found = server.search(query, limit=5, include_weak_matches=True)
 
     assert found["query"] == query
     results = found["results"]
     assert results, found
     assert results[0]["id"] == stored["id"], results
     top = results[0]
-    assert set(top) == {"id", "name", "category", "description", "score"}
+    assert set(top) == {"id", "name", "category", "description", "score", "relevance", "good_match"}
     assert (top["name"], top["category"], top["description"]) == (
         PROFILE["name"], PROFILE["category"], PROFILE["description"])
     assert isinstance(top["score"], float) and top["score"] > 0

@@ -374,9 +374,10 @@ def test_the_copy_ranks_a_session_start_and_a_search_as_the_source_does(tmp_path
     copied, report = migrate(isolated_home, "--global-store", store, "--to", postgres_url, env=env)
     assert copied.returncode == 0 and report["vectors"] == report["entries"]["new"] == 12, copied.stderr
     on_server = {**env, URL_ENV: postgres_url}
-    # Each store is asked the same things in the same order (a search records recalls, which rank).
-    for command in (["inject"], ["search", "parse untrusted input safely", "--json"],
-                    ["search", "database migrations", "--json"]):
+    # Each store is asked the same things in the same order (a search records recalls, which rank); the searches
+    # list the weak matches too, so the orders compared are long enough to differ.
+    for command in (["inject"], ["search", "parse untrusted input safely", "--json", "--all"],
+                    ["search", "database migrations", "--json", "--all"]):
         args = [*command, "--project-root", project, "--global-store", store]
         answers = [run_app("memory_apps.cli", args, isolated_home, env=where) for where in (on_server, env)]
         for answer in answers:

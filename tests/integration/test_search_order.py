@@ -1,6 +1,7 @@
 """Search results come in the order of the score they show (issue 21, doorway 1): an entry no signal found, but
 prominent, can score above a weak keyword match; the CLI's table and --json and the library (which the MCP
-server's search_memory calls) still list them best score first. Keyword ranking only, no model."""
+server's search_memory calls) still list them best score first. Keyword ranking only, no model. The prominent entry
+is no good match (issue 23), so the searches ask for the weak ones too."""
 
 from __future__ import annotations
 
@@ -47,12 +48,12 @@ def store(tmp_path, isolated_home, capsys) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize("category", [[], ["--category", "heuristics"]])
 def test_cli_search_is_sorted_by_the_score_it_shows(store, capsys, category):
-    flags = ["--project-root", str(store[0]), "--global-store", str(store[1]), *category]
+    flags = ["--project-root", str(store[0]), "--global-store", str(store[1]), "--all", *category]
 
     assert cli.main(["search", *QUERY.split(), *flags, "--json"]) == 0
     shown = [(r["score"], r["name"]) for r in json.loads(capsys.readouterr().out)]
     assert cli.main(["search", *QUERY.split(), *flags]) == 0
-    table = [float(line.split()[0]) for line in capsys.readouterr().out.splitlines()[2:] if line.strip()]
+    table = [float(line.split()[1]) for line in capsys.readouterr().out.splitlines()[2:] if line.strip()]
 
     assert len(shown) == 3 and shown[0][1] == "Small Deploy Batches on Friday", shown
     assert [s for s, _ in shown] == sorted((s for s, _ in shown), reverse=True), shown
@@ -61,7 +62,7 @@ def test_cli_search_is_sorted_by_the_score_it_shows(store, capsys, category):
 
 def test_library_search_is_sorted_by_score(store):
     with MemoryService(str(store[1]), str(store[0])) as memory:
-        scores = [r.score for r in memory.search(QUERY, 10, "heuristics").selected]
+        scores = [r.score for r in memory.search(QUERY, 10, "heuristics", include_weak=True).selected]
 
     assert len(scores) == 3 and scores == sorted(scores, reverse=True), scores
 
@@ -80,7 +81,8 @@ def test_mcp_search_memory_is_sorted_by_score(store, isolated_home, tmp_path):
     with open(tmp_path / "server-stderr.log", "w", encoding="utf-8") as errlog:
         client = McpClient(params, errlog)
         try:
-            result = client.call("search_memory", {"query": QUERY, "limit": 10, "category": "heuristics"})
+            result = client.call("search_memory", {"query": QUERY, "limit": 10, "category": "heuristics",
+                                                   "include_weak_matches": True})
         finally:
             client.close()
 

@@ -123,7 +123,7 @@ def test_a_write_through_another_connection_is_in_the_next_search(memory, paths,
     other = SqliteEntryStore(paths["store"] + "/memory.db")
     try:
         other.record_recall([e.id for e in memory.entries() if e.id != top.id], top.updated_at)
-        recalled = memory.search("deploying on Friday")
+        recalled = memory.search("deploying on Friday", include_weak=True)  # the other entries match weakly
         assert counts.calls["matrix loads"] == 1, "no vector changed: the matrix is kept"
         assert counts.calls["ranking stats reads"] == 2, "recall counts changed: the stats are read again"
         assert {hit.entry.recall_count for hit in recalled.selected if hit.entry.id != top.id} == {1}

@@ -12,7 +12,8 @@ from memory_core.entries.models import EntryDraft
 from memory_core.ranking.absolute_relevance import BM25, COSINE, KEYWORDS_ONLY, PASSAGE_COSINE, WITH_MODEL
 from memory_core.ranking.scoring import Weights
 from memory_core.session.moment_rendering import FENCE, PROMPT_TITLE, render_moment_block, short_text
-from memory_core.usecases.recall import recall_for_file, recall_for_prompt
+from memory_core.ranking.code_references import reference_match
+from memory_core.usecases.recall import CitationIndex, recall_for_file, recall_for_prompt
 from memory_core.usecases.retrieve import RetrieveAndRank
 from tests.fakes import FakeClock, FakeVectorIndex, InMemoryEntryStore, T0
 
@@ -89,8 +90,8 @@ def test_what_the_session_was_shown_is_never_shown_again_and_the_next_best_come_
 def test_without_the_model_the_keyword_floor_decides():
     store, strong, _ = bank_of_answers()
     found = recall_for_prompt(retrieve(store, with_model=False), "tokenising parser input", None)
-    assert found.model is KEYWORDS_ONLY and not found.vector.ran
-    # the fake's keyword score is the count of words found (3 here): under BM25's scale, so under the floor
+    assert found.model is not WITH_MODEL and not found.vector.ran
+    # under 20 entries BM25 means little: a keyword match alone is never enough for the prompt hook
     assert found.shown == []
 
 
@@ -146,3 +147,25 @@ def test_a_prompt_naming_a_file_gets_the_learning_citing_it_first():
     again = recall_for_prompt(retrieve(store), "csv_reader.py again", None, already_shown={csv},
                               store=store, references=store)
     assert again.cited == []
+
+
+def test_a_root_level_file_is_not_every_file_of_that_name_a_learning_cites():
+    store = InMemoryEntryStore()
+    foreign = add(store, "Their manifest", "x", references=["/home/bob/otherproj/frontend/package.json"])
+    ours = add(store, "Our manifest", "y", references=["package.json"])
+    found = recall_for_file(store, store, "package.json", None)
+    assert [(m.entry.id, m.how) for m in found] == [(ours, "same file"), (foreign, "same file name")]
+
+
+_PATHS = st.lists(st.sampled_from(["src", "lib", "src/ingest", ".", "/abs/proj/src", "a/b/c"]), min_size=1,
+                  max_size=3).map(lambda parts: "/".join(parts))
+_NAMES = st.sampled_from(["csv_reader.py", "board.py", "package.json", "README.md"])
+_REFS = st.tuples(_PATHS, _NAMES, st.sampled_from(["", ":40", "#parse"])).map(lambda t: f"{t[0]}/{t[1]}{t[2]}")
+
+
+@given(st.dictionaries(st.sampled_from(["e1", "e2", "e3", "e4"]), st.lists(_REFS, min_size=1, max_size=4)),
+       st.tuples(_PATHS, _NAMES).map(lambda t: f"{t[0]}/{t[1]}".lstrip("/").replace("./", "")))
+def test_the_citation_index_finds_what_matching_every_reference_finds(cited, path):
+    expected = {i: max(reference_match([r], [path]) for r in refs) for i, refs in cited.items()}
+    found = {i: match for i, (match, _) in CitationIndex(cited).matches(path).items()}
+    assert found == {i: m for i, m in expected.items() if m > 0}

@@ -15,7 +15,7 @@ import fcntl
 import json
 import os
 from datetime import datetime, timedelta
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from memory_adapters.fs.private_files import CacheInvalid, open_private_dir
 from memory_adapters.fs.safe_files import UnsafeFile, atomic_write_bytes, read_text_no_follow
@@ -52,6 +52,21 @@ class FileSessionLedger:
                 data[kind] = merged[-MAX_ITEMS:]
             data["updated"] = self.clock.now().isoformat()
             self._write(path, data)
+
+    def claim(self, session_id: str, entry_ids: Sequence[str], limit: int, prompt_hashes: Iterable[str] = (),
+              file_paths: Iterable[str] = ()) -> list[str]:
+        """Under the lock: the first `limit` entries not shown yet, added with the prompts and files."""
+        path = self._path(session_id)
+        with self._locked():
+            data = self._load(path)
+            seen = set(data["entries"])
+            fresh = [i for i in dict.fromkeys(entry_ids) if i not in seen][:max(limit, 0)]
+            added = dict(zip(_KINDS, (fresh, [str(h) for h in prompt_hashes], [str(f) for f in file_paths])))
+            for kind in _KINDS:
+                data[kind] = list(dict.fromkeys(data[kind] + added[kind]))[-MAX_ITEMS:]
+            data["updated"] = self.clock.now().isoformat()
+            self._write(path, data)
+        return fresh
 
     def shown(self, session_id: str) -> SessionShown:
         """What the session's file holds (empty when there is none or it is unreadable)."""

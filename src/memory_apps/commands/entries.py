@@ -26,20 +26,41 @@ def _service(args: argparse.Namespace) -> MemoryService:
 
 
 def search_command(args: argparse.Namespace) -> int:
-    """Hybrid search for a query."""
+    """Hybrid search for a query: the good matches (relevance at least the search floor), or with --all every
+    result, the weak ones marked."""
+    query = " ".join(args.query)
     try:
-        found = _service(args).search(" ".join(args.query), args.limit, args.category)
+        found = _service(args).search(query, args.limit, args.category, include_weak=args.all)
     except InvalidEntry as exc:
         return _invalid(exc)
     if args.json:
-        print(dumps([entry_dict(r.entry, r.score) for r in found.selected]))
+        print(dumps([_search_hit(r, found.is_good(r) if args.all else None) for r in found.selected]))
         return 0
     if not found.selected:
-        print("No entries.")
+        if found.total == 0:
+            print("No entries.")
+        else:  # the query is the user's, but it may be pasted from anywhere: printed inert
+            print(f'no good match for "{one_line(query)}"\n'
+                  f"(`iflow-memory search --all ...` shows the closest entries anyway)")
         return 0
-    rows = [(f"{r.score:.3f}", r.entry.id, r.entry.category, r.entry.name) for r in found.selected]
-    print(table(["score", "id", "category", "name"], rows, [0, 0, 0, 70], right=[0], whole=[0, 1, 2]))
+    columns = ["relevance", "score", "id", "category", "name"] + (["match"] if args.all else [])
+    rows = [(_relevance_text(r.relevance), f"{r.score:.3f}", r.entry.id, r.entry.category, r.entry.name)
+            + (("good" if found.is_good(r) else "weak",) if args.all else ()) for r in found.selected]
+    print(table(columns, rows, [0, 0, 0, 0, 70, 0], right=[0, 1], whole=[0, 1, 2, 3]))
     return 0
+
+
+def _search_hit(ranked, good: Optional[bool]) -> dict:
+    """One result as JSON: the entry, its score and relevance (and with --all whether it is a good match)."""
+    data = entry_dict(ranked.entry, ranked.score)
+    data["relevance"] = None if ranked.relevance is None else round(ranked.relevance, 3)
+    if good is not None:
+        data["good_match"] = good
+    return data
+
+
+def _relevance_text(relevance: Optional[float]) -> str:
+    return "-" if relevance is None else f"{relevance:.3f}"
 
 
 def list_command(args: argparse.Namespace) -> int:
@@ -201,11 +222,16 @@ def add_commands(commands, fmt) -> None:
         return parser
 
     search = add("search", search_command, "search memories by meaning and keywords",
+                 "Shows good matches only: relevance (0-1, one scale for every query) at least the floor; else "
+                 "\"no good match\".\n\n"
                  "examples:\n  iflow-memory search parsing csv files\n  iflow-memory search --category patterns "
-                 "--limit 5 deploy rollback --json", precheck=_check_search)
+                 "--limit 5 deploy rollback --json\n  iflow-memory search --all sqlite locking", precheck=_check_search)
     search.add_argument("query", nargs="+", help="what to look for")
     search.add_argument("--limit", type=int, default=10, help=f"how many results, 1-{MAX_LIMIT} (default 10)")
     search.add_argument("--category", choices=CATEGORIES, help="only this category")
+    search.add_argument("--all", action="store_true",
+                        help="also show results under the relevance floor (marked weak): the closest entries even "
+                             "when nothing matches well")
     search.add_argument("--json", action="store_true", help=JSON_HELP)
 
     listing = add("list", list_command, "list stored memories",

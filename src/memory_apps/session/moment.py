@@ -22,7 +22,9 @@ from memory_core.ports.session_ledger import InvalidSessionId, SessionShown, che
 from memory_core.ranking.context_query import text_passages
 from memory_core.session.deadline import Deadline
 from memory_core.session.moment_rendering import FILE_TITLE, PROMPT_TITLE, render_moment_block
-from memory_core.usecases.recall import prompt_query, recall_for_file, recall_for_prompt
+from memory_core.safety.inert import one_line
+from memory_core.usecases.recall import (FILE_LIMIT, PROMPT_LIMIT, CitationIndex, prompt_query, recall_for_file,
+                                         recall_for_prompt)
 
 PROMPT_HOOK, FILE_HOOK = "user-prompt-submit", "pre-tool-use"
 EVENT_NAMES = {PROMPT_HOOK: "UserPromptSubmit", FILE_HOOK: "PreToolUse"}
@@ -35,6 +37,8 @@ EMBED_RESERVE_S = 0.2
 LEDGER_MAX_AGE, LEDGER_KEEP = timedelta(days=7), 200
 KEPT_WIRINGS = 4
 NO_VECTOR_IN_TIME = "query embedding not ready by the deadline"
+SPARE = 2
+"""Candidates beyond the limit, for when a hook of the same session running at once takes one first."""
 
 
 @dataclass
@@ -50,7 +54,8 @@ class HookCall:
 
 @dataclass
 class HookAnswer:
-    """What to print (hook JSON, or "" for nothing), and what to record once it is printed."""
+    """What to print (hook JSON, or "" for nothing), and what to record once it is printed (the entries shown
+    count as recalled; the session's ledger was updated when they were chosen)."""
 
     output: str = ""
     commit: Callable[[], None] = field(default=lambda: None)
@@ -87,6 +92,8 @@ class MomentHost:
         self._keep_models = keep_models
         self._wirings: OrderedDict[tuple, tuple[Any, Any]] = OrderedDict()
         self._lock = threading.Lock()  # the warm-up thread and the calls share the wirings
+        self._building = threading.Lock()  # ...and must not load the model twice
+        self._citations: dict[int, tuple[object, CitationIndex]] = {}  # per store: change token, index
 
     def answer(self, call: HookCall, deadline: Deadline) -> HookAnswer:
         """The answer to one hook call; never raises (a failure answers nothing and says why on stderr)."""
@@ -112,9 +119,11 @@ class MomentHost:
         session = _session_id(call.event)
         ledger = wiring.session_ledger()
         shown = _shown(ledger, session)
+        if session is not None and shown.is_empty():  # a new session: now and then, forget old ones
+            _prune(ledger)
         if call.hook == PROMPT_HOOK:
             return self._prompt(call, wiring, kept, ledger, session, shown, deadline)
-        return self._file(call, wiring, ledger, session, shown)
+        return self._file(call, wiring, ledger, session, shown, deadline)
 
     def warm_up(self, global_store: str) -> None:
         """Load the default settings' query model and vectors now (the warm process, as it starts), so its first
@@ -122,9 +131,10 @@ class MomentHost:
         from memory_apps.config import MemoryConfig
 
         try:
-            retrieve = self._wiring(MemoryConfig(), global_store)[1].current()
-            if retrieve.embedder is not None and retrieve.vector_index is not None:
-                retrieve.vector_index.similarities(retrieve.embedder.embed_query("warm up"))
+            with self._building:
+                retrieve = self._wiring(MemoryConfig(), global_store)[1].current()
+                if retrieve.embedder is not None and retrieve.vector_index is not None:
+                    retrieve.vector_index.similarities(retrieve.embedder.embed_query("warm up"))
         except Exception as exc:  # noqa: BLE001 - the first answer loads them instead
             print(f"iflow-memory: warm-up skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
 
@@ -155,20 +165,30 @@ class MomentHost:
         if asked in shown.prompt_hashes:  # the same prompt again: what it calls for was shown already
             return HookAnswer()
         scopes = remembered_project_scopes(call.project_root, call.global_store)
-        retrieve = _retrieve_within(wiring, kept, prompt_query(prompt), deadline)
+        with self._building:
+            retrieve = _retrieve_within(wiring, kept, prompt_query(prompt), deadline)
+        if deadline.remaining() <= 0:
+            return HookAnswer()
         store = wiring.store()
-        recall = recall_for_prompt(retrieve, prompt, scopes, shown.entry_ids, store=store, references=store)
-        items = [(m.entry, f"cites {m.cited} ({m.how})") for m in recall.cited]
-        items += [(r.entry, f"relevance {r.relevance:.2f}") for r in recall.shown]
+        recall = recall_for_prompt(retrieve, prompt, scopes, shown.entry_ids, limit=PROMPT_LIMIT + SPARE,
+                                   store=store, references=store, index=self._citation_index(store))
+        notes = {m.entry.id: f"cites {one_line(m.cited)} ({m.how})" for m in recall.cited}
+        notes.update((r.entry.id, f"relevance {r.relevance:.2f}") for r in recall.shown)
+        entries = {m.entry.id: m.entry for m in recall.cited} | {r.entry.id: r.entry for r in recall.shown}
+        # A prompt answered by the model is not asked again; one answered by keywords alone may be, warm.
+        ids = _claim(ledger, session, list(notes), PROMPT_LIMIT,
+                     prompts=[asked] if recall.vector.ran and notes else [])
+        if deadline.remaining() <= 0:
+            return HookAnswer()
+        items = [(entries[i], notes[i]) for i in ids]
         state = "active" if recall.vector.ran else f"keywords only ({recall.vector.reason})"
         diagnostic = (f"*Memory: {len(items)} of {recall.total} for this prompt | semantic: {state} "
                       f"| floor: relevance {recall.model.hook_floor:.2f}*")
         block = render_moment_block(PROMPT_TITLE, items, diagnostic)
-        ids = [entry.id for entry, _ in items]
-        return HookAnswer(hook_json(PROMPT_HOOK, block) if block else "",
-                          lambda: _commit(wiring, ledger, session, ids, prompts=[asked]))
+        return HookAnswer(hook_json(PROMPT_HOOK, block) if block else "", lambda: _count_recalls(wiring, ids))
 
-    def _file(self, call: HookCall, wiring, ledger, session: Optional[str], shown: SessionShown) -> HookAnswer:
+    def _file(self, call: HookCall, wiring, ledger, session: Optional[str], shown: SessionShown,
+              deadline: Deadline) -> HookAnswer:
         from memory_apps.wiring.adapter_functions import remembered_project_scopes
 
         if call.event.get("tool_name") not in FILE_TOOLS:
@@ -180,13 +200,28 @@ class MomentHost:
             return HookAnswer()
         scopes = remembered_project_scopes(call.project_root, call.global_store)
         store = wiring.store()
-        matches = recall_for_file(store, store, path, scopes, shown.entry_ids)
-        items = [(m.entry, f"cites {m.cited} ({m.how})") for m in matches]
+        matches = recall_for_file(store, store, path, scopes, shown.entry_ids, FILE_LIMIT + SPARE,
+                                  self._citation_index(store))
+        ids = _claim(ledger, session, [m.entry.id for m in matches], FILE_LIMIT, files=[path])
+        if deadline.remaining() <= 0:
+            return HookAnswer()
+        found = {m.entry.id: m for m in matches}
+        items = [(found[i].entry, f"cites {one_line(found[i].cited)} ({found[i].how})") for i in ids]
         diagnostic = f"*Memory: {len(items)} for {path} | by what they cite: the file, its name, its directory*"
         block = render_moment_block(FILE_TITLE, items, diagnostic)
-        ids = [m.entry.id for m in matches]
-        return HookAnswer(hook_json(FILE_HOOK, block) if block else "",
-                          lambda: _commit(wiring, ledger, session, ids, files=[path]))
+        return HookAnswer(hook_json(FILE_HOOK, block) if block else "", lambda: _count_recalls(wiring, ids))
+
+    def _citation_index(self, store) -> CitationIndex:
+        """Which learnings cite which files, kept while nobody commits (a warm process reuses it)."""
+        change_token = getattr(store, "change_token", None)
+        token = change_token() if callable(change_token) else None
+        kept = self._citations.get(id(store))
+        if kept is not None and token is not None and kept[0] == token:
+            return kept[1]
+        index = CitationIndex(store.cited_files())
+        if token is not None:
+            self._citations = {id(store): (token, index)}
+        return index
 
 
 def _retrieve_within(wiring, kept, text: str, deadline: Deadline):
@@ -231,15 +266,33 @@ def _shown(ledger, session: Optional[str]) -> SessionShown:
         return SessionShown()
 
 
-def _commit(wiring, ledger, session: Optional[str], ids: list[str], prompts=(), files=()) -> None:
-    """Remember what the session was shown and count the shown entries as recalled; never raises."""
+def _claim(ledger, session: Optional[str], ids: list[str], limit: int, prompts=(), files=()) -> list[str]:
+    """The first `limit` of `ids` this session has not seen, recorded as seen in the same step (hooks of one
+    session may run at once); without a usable session id, simply the first `limit`."""
+    if session is None:
+        return ids[:limit]
     try:
-        if session is not None:
-            ledger.record(session, ids, prompts, files)
-        if ids:
-            wiring.store().record_recall(ids, wiring.clock().now())
+        return ledger.claim(session, ids, limit, prompts, files)
+    except (StorageError, OSError) as exc:
+        print(f"iflow-memory: session ledger not updated: {exc}", file=sys.stderr)
+        return ids[:limit]
+
+
+def _count_recalls(wiring, ids: list[str]) -> None:
+    """Count the entries just shown as recalled (spec D8); never raises."""
+    if not ids:
+        return
+    try:
+        wiring.store().record_recall(ids, wiring.clock().now())
     except (StorageError, OSError) as exc:
         print(f"iflow-memory: recall not recorded: {exc}", file=sys.stderr)
+
+
+def _prune(ledger) -> None:
+    try:
+        ledger.prune(LEDGER_MAX_AGE, LEDGER_KEEP)
+    except (StorageError, OSError) as exc:
+        print(f"iflow-memory: old sessions not pruned: {exc}", file=sys.stderr)
 
 
 def _project_runs(project_root: str, event_name: str) -> bool:

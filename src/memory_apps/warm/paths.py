@@ -17,10 +17,14 @@ SUN_PATH_MAX = 107  # bytes: sockaddr_un.sun_path is 108 on Linux, 104 on macOS;
 RUNTIME_SUBDIR = "iflow-memory"
 TMP_ROOT = "/tmp"  # not $TMPDIR: it can be long (macOS) and the point of the fallback is a short path
 _HASHED_NAME_LEN = 24
-# The code a warm server runs: when any of these files changes (an upgrade rewrites them, an editor saves them),
+# The code a warm server runs: when any of its modules changes (an upgrade rewrites them, an editor saves them),
 # the fingerprint changes and the server answers {"error": "version"} and exits.
-_FINGERPRINTED = ("memory_apps/__init__.py", "memory_core/__init__.py", "memory_apps/warm/server.py",
-                  "memory_apps/warm/handler.py")
+_PACKAGES = ("memory_core", "memory_adapters", "memory_apps")
+# What a warm server reads from its environment (the store's URL, providers' keys and hosts, the model cache):
+# a hook run with other values gets a server of its own values.
+_ENV_PREFIXES = ("IFLOW_MEMORY_", "OLLAMA_", "XDG_CACHE_HOME", "HOME")
+_ENV_SUFFIXES = ("_API_KEY",)
+_ENV_IGNORED = ("IFLOW_MEMORY_WARM", "IFLOW_MEMORY_HOOK_DEADLINE_S", "IFLOW_MEMORY_SESSION_DEADLINE_S")
 _SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -59,16 +63,23 @@ def private_dir_ok(directory: str) -> bool:
 
 
 def code_version() -> str:
-    """A cheap fingerprint of the installed code: inode, size and mtime of a few of its files (about 10 µs)."""
+    """A fingerprint of the installed code (inode, size and mtime of every module of the three packages) and
+    of the environment a server reads: about 1 ms, and no file is read."""
+    import zlib  # cheap; hashlib costs ~2 ms (OpenSSL)
+
     parts = []
-    for relative in _FINGERPRINTED:
-        try:
-            info = os.stat(os.path.join(_SOURCE_ROOT, relative))
-        except OSError:
-            parts.append("-")
-            continue
-        parts.append(f"{info.st_ino:x}.{info.st_size:x}.{info.st_mtime_ns:x}")
-    return "/".join(parts)
+    for package in _PACKAGES:
+        for folder, _, names in sorted(os.walk(os.path.join(_SOURCE_ROOT, package))):
+            for name in sorted(n for n in names if n.endswith(".py")):
+                try:
+                    info = os.stat(os.path.join(folder, name))
+                except OSError:
+                    continue
+                parts.append(f"{name}:{info.st_ino:x}.{info.st_size:x}.{info.st_mtime_ns:x}")
+    code = zlib.crc32("/".join(parts).encode())
+    wanted = sorted(f"{k}={v}" for k, v in os.environ.items() if k not in _ENV_IGNORED
+                    and (k.startswith(_ENV_PREFIXES) or k.endswith(_ENV_SUFFIXES)))
+    return f"{len(parts)}.{code:08x}.{zlib.crc32(chr(0).join(wanted).encode('utf-8', 'surrogateescape')):08x}"
 
 
 def _fits(path: str) -> bool:

@@ -175,6 +175,8 @@ class WarmServer:
             except Exception as exc:
                 self._log("handler failed:\n" + traceback.format_exc())
                 reply = {"error": f"handler failed: {type(exc).__name__}"}
+        if isinstance(reply, dict) and reply.pop("stop", False):
+            self.stop(str(reply.get("error", "stopped")))  # e.g. its store was replaced: the next hook starts anew
         self._last_request = self.ticker()
         return reply
 

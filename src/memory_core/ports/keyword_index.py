@@ -14,6 +14,11 @@ class KeywordIndex(Protocol):
         """Whether keyword search works on this installation (e.g. FTS5 compiled in)."""
         ...
 
+    @property
+    def keyword_scale(self) -> str:
+        """What the scores are: "bm25" (FTS5's, word rarity included) or "ts_rank_cd" (PostgreSQL's, without)."""
+        ...
+
     def keyword_search(self, match_query: str, limit: int) -> dict[str, float]:
         """Return {entry id: relevance} (higher is better) for a sanitised OR query."""
         ...

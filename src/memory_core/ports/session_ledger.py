@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Iterable, Protocol, runtime_checkable
+from typing import Iterable, Protocol, Sequence, runtime_checkable
 
 # Claude Code's session ids are UUIDs; the ledger takes any id that is safe as a file name (it arrives on a
 # hook's stdin, so it is hostile input): no separators, no leading dot, no control characters, bounded length.
@@ -43,6 +43,12 @@ class SessionLedger(Protocol):
     def record(self, session_id: str, entry_ids: Iterable[str] = (), prompt_hashes: Iterable[str] = (),
                file_paths: Iterable[str] = ()) -> None:
         """Add what was just shown to the session's record (kept with what others recorded meanwhile)."""
+        ...
+
+    def claim(self, session_id: str, entry_ids: Sequence[str], limit: int, prompt_hashes: Iterable[str] = (),
+              file_paths: Iterable[str] = ()) -> list[str]:
+        """In one step, the first `limit` of `entry_ids` the session was not shown yet, recorded as shown (with
+        the prompts and files): two hooks of one session running at once never both get the same entry."""
         ...
 
     def shown(self, session_id: str) -> SessionShown:

@@ -29,7 +29,8 @@ def files_named_in(text: str) -> list[str]:
     return list(dict.fromkeys(m.rstrip(".") for m in FILE_NAMED.findall(text or "")))
 
 
-def _clean(path: str) -> str:
+def clean_reference(path: str) -> str:
+    """A reference or path as compared: forward slashes, no `./` in front, no trailing slash, no line/symbol."""
     path = cited_path(path).replace("\\", "/")
     while path.startswith("./"):
         path = path[2:]
@@ -40,14 +41,16 @@ def reference_match(references: Sequence[str], changed_files: Sequence[str]) -> 
     """1.0 when a reference is a changed file (or a path suffix of one), 0.6 for the same file name elsewhere,
     0.3 for a file in the same directory, else 0."""
     best = 0.0
-    files = [f for f in (_clean(p) for p in changed_files) if f]
+    files = [f for f in (clean_reference(p) for p in changed_files) if f]
     for raw in references:
-        ref = _clean(raw)
+        ref = clean_reference(raw)
         if not ref:
             continue
         ref_dir, ref_name = posixpath.split(ref)
         for path in files:
-            if ref == path or path.endswith("/" + ref) or ref.endswith("/" + path):
+            # a suffix names the same file only with a directory in it: `package.json` at the root is not
+            # every `…/package.json` a learning cites
+            if ref == path or ("/" in ref and path.endswith("/" + ref)) or ("/" in path and ref.endswith("/" + path)):
                 return SAME_PATH
             directory, name = posixpath.split(path)
             if name == ref_name:

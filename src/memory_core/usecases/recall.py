@@ -8,21 +8,25 @@ Whatever the session was shown already is left out.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
-from typing import Collection, Optional, Sequence
+from typing import Collection, Mapping, Optional, Sequence
 
 from memory_core.entries.records import Entry
 from memory_core.ports.candidate_source import CandidateSource
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.reference_index import ReferenceIndex
 from memory_core.ranking.absolute_relevance import RelevanceModel, relevance_model
-from memory_core.ranking.code_references import SAME_FILE_NAME, SAME_PATH, files_named_in, reference_match
+from memory_core.ranking.code_references import (SAME_FILE_NAME, SAME_PATH, clean_reference, files_named_in,
+                                                 reference_match)
 from memory_core.usecases.retrieve import RankedEntry, RetrieveAndRank, SignalReport
 
 PROMPT_LIMIT = 3
 FILE_LIMIT = 2
 PROMPT_CANDIDATES = 10
 """The floor was fitted over the ranking's first 10 for each prompt (benchmarks/relevance/floor_features.py)."""
+MAX_NAMED_FILES = 5
+"""A pasted traceback names dozens of files: the first few are what the prompt is about."""
 MAX_PROMPT_CHARS = 2_000
 """A pasted log or file is not a question: its first part is what the prompt is about, and FTS5 and the model
 would only spend the deadline on the rest (the model reads 256 tokens anyway)."""
@@ -66,24 +70,26 @@ def prompt_query(prompt: str) -> str:
 
 def recall_for_prompt(retrieve: RetrieveAndRank, prompt: str, scopes: Optional[Sequence[str]],
                       already_shown: Collection[str] = (), limit: int = PROMPT_LIMIT,
-                      store: Optional[EntryStore] = None, references: Optional[ReferenceIndex] = None
-                      ) -> PromptRecall:
+                      store: Optional[EntryStore] = None, references: Optional[ReferenceIndex] = None,
+                      index: Optional[CitationIndex] = None) -> PromptRecall:
     """At most `limit` learnings for `prompt`, none the session was shown already: first (with `store` and
     `references`) up to FILE_LIMIT citing a file the prompt names, then those over the hook floor."""
     text = prompt_query(prompt)
     cited: list[FileMatch] = []
-    if store is not None and references is not None:
-        for path in files_named_in(text):
+    named = files_named_in(text)[:MAX_NAMED_FILES]
+    if store is not None and references is not None and named:
+        index = index or CitationIndex(references.cited_files())
+        for path in named:
             taken = set(already_shown) | {m.entry.id for m in cited}
-            cited += [m for m in recall_for_file(store, references, path, scopes, taken, FILE_LIMIT - len(cited))
-                      if m.match >= SAME_FILE_NAME]  # a learning on the same directory is not about this file
+            cited += [m for m in recall_for_file(store, references, path, scopes, taken, FILE_LIMIT - len(cited),
+                                                 index) if m.match >= SAME_FILE_NAME]  # a directory is not the file
             if len(cited) >= min(FILE_LIMIT, limit):
                 break
     limit -= len(cited)
     already_shown = set(already_shown) | {m.entry.id for m in cited}
     found = retrieve.search(text, limit=PROMPT_CANDIDATES + min(len(already_shown), PROMPT_CANDIDATES),
                             scopes=scopes)
-    model = relevance_model(found.vector.ran)
+    model = found.relevance_model or relevance_model(found.vector.ran)  # the store's keyword scale decides
     fresh = [r for r in found.selected if r.entry.id not in already_shown]
     if model.order_by_relevance:  # stable: equal relevance keeps the ranking's order
         candidates = sorted(fresh[:PROMPT_CANDIDATES], key=lambda r: -(r.relevance or 0.0))
@@ -93,16 +99,38 @@ def recall_for_prompt(retrieve: RetrieveAndRank, prompt: str, scopes: Optional[S
     return PromptRecall(shown, model, len(candidates), found.total, found.vector, found.keyword, cited)
 
 
+class CitationIndex:
+    """Which learnings cite which files, looked up by file name and directory (a 10k-entry store cites
+    hundreds of thousands of files: matching each against every reference on each call takes seconds)."""
+
+    def __init__(self, cited: Mapping[str, Sequence[str]]) -> None:
+        self._by_name: dict[str, list[tuple[str, str]]] = {}
+        self._by_dir: dict[str, list[tuple[str, str]]] = {}
+        for entry_id, references in cited.items():
+            for reference in references:
+                directory, name = posixpath.split(clean_reference(reference))
+                self._by_name.setdefault(name, []).append((entry_id, reference))
+                if directory:
+                    self._by_dir.setdefault(directory, []).append((entry_id, reference))
+
+    def matches(self, path: str) -> dict[str, tuple[float, str]]:
+        """{entry id: (closeness, the reference)} of the learnings citing `path`, its name or its directory."""
+        directory, name = posixpath.split(path)
+        found: dict[str, tuple[float, str]] = {}
+        for entry_id, reference in self._by_name.get(name, []) + self._by_dir.get(directory, []):
+            match = reference_match([reference], [path])
+            if match > found.get(entry_id, (0.0, ""))[0]:
+                found[entry_id] = (match, reference)
+        return found
+
+
 def recall_for_file(store: EntryStore, references: ReferenceIndex, path: str, scopes: Optional[Sequence[str]],
-                    already_shown: Collection[str] = (), limit: int = FILE_LIMIT) -> list[FileMatch]:
-    """At most `limit` learnings citing `path` (repository-relative), closest first, none shown already."""
-    matches: dict[str, tuple[float, str]] = {}
-    for entry_id, cited in references.cited_files().items():
-        if entry_id in already_shown:
-            continue
-        best = max(((reference_match([c], [path]), c) for c in cited), default=(0.0, ""))
-        if best[0] > 0.0:
-            matches[entry_id] = best
+                    already_shown: Collection[str] = (), limit: int = FILE_LIMIT,
+                    index: Optional[CitationIndex] = None) -> list[FileMatch]:
+    """At most `limit` learnings citing `path` (repository-relative), closest first, none shown already
+    (`index`: a CitationIndex of `references` kept by a long-running host)."""
+    index = index or CitationIndex(references.cited_files())
+    matches = {i: m for i, m in index.matches(path).items() if i not in already_shown}
     if not matches:
         return []
     visible = _visible(store, list(matches), scopes)

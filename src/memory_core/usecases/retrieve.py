@@ -16,7 +16,8 @@ from memory_core.ports.embedder import Embedder
 from memory_core.ports.entry_store import EntryStore
 from memory_core.ports.keyword_index import KeywordIndex
 from memory_core.ports.vector_index import VectorIndex
-from memory_core.ranking.absolute_relevance import BM25, COSINE, PASSAGE_COSINE, relevance_model
+from memory_core.ranking.absolute_relevance import (BM25_SCALE, COSINE, PASSAGE_COSINE, RelevanceModel,
+                                                    keyword_signal, read_scale, relevance_model)
 from memory_core.ranking.code_references import reference_scores
 from memory_core.ports.reference_index import ReferenceIndex
 from memory_core.ranking.context_query import text_passages
@@ -62,7 +63,7 @@ class RankedEntry:
     entry: Entry
     score: float
     signals: Mapping[str, float] = field(default_factory=dict)
-    """Raw cosine, best clause cosine and BM25 (see `absolute_relevance`); empty outside `search`."""
+    """Raw cosine, best clause cosine and BM25 or keyword_match (see `absolute_relevance`); empty outside `search`."""
     relevance: Optional[float] = None
     """0-1 on a fixed scale (None outside `search`): comparable across queries, unlike `score`."""
 
@@ -79,6 +80,23 @@ class Retrieval:
     weights: Weights = field(default_factory=Weights)
     pending_embeddings: int = 0
     model: Optional[str] = None
+    relevance_model: Optional[RelevanceModel] = None
+    """From `search`: the model that gave the results their relevance (its floors are the ones to compare with:
+    it depends on the vector signal, the keyword index's scale and the store's size, see `read_scale`)."""
+
+    @property
+    def search_floor(self) -> Optional[float]:
+        """The relevance a result of `search` needs to be a good match (None outside `search`)."""
+        return None if self.relevance_model is None else self.relevance_model.search_floor
+
+    def is_good(self, ranked: RankedEntry) -> bool:
+        """Whether a selected entry's relevance reaches the search floor (True outside `search`: neither exists)."""
+        floor = self.search_floor
+        return floor is None or ranked.relevance is None or ranked.relevance >= floor
+
+    def good_matches(self) -> list[RankedEntry]:
+        """The selected entries that are good matches, best first."""
+        return [r for r in self.selected if self.is_good(r)]
 
 
 class RetrieveAndRank:
@@ -246,19 +264,21 @@ class RetrieveAndRank:
         top = [kept.by_id[i] for i in sorted(chosen, key=lambda i: (-scores[i], i))]
         entries = {e.id: e for e in self._store.get_many([s.id for s in top])}
         selected = [RankedEntry(entries[s.id], scores[s.id]) for s in top if s.id in entries]
-        self._add_relevance(query, selected, vector_scores, keyword_scores, vector.ran,
-                            [p.vector for p in passages] if passages else None)
         total = len(stats) if summary is None else summary.total
+        model = self._add_relevance(query, selected, vector_scores, keyword_scores, vector.ran, total,
+                                    [p.vector for p in passages] if passages else None)
         return Retrieval(selected=selected, total=total, context_query=query, vector=vector,
-                         keyword=keyword, weights=used)
+                         keyword=keyword, weights=used, relevance_model=model)
 
     def _add_relevance(self, query: str, selected: list[RankedEntry], vector_scores: Mapping[str, float],
-                       keyword_scores: Mapping[str, float], vector_ran: bool,
-                       clause_cosines: Optional[list[Mapping[str, float]]] = None) -> None:
-        """Give each selected entry its raw signals and absolute relevance (a query of several clauses has each
-        clause embedded, unless the ranking did already (`clause_cosines`): a clause can match an entry the
-        whole query dilutes)."""
-        model = relevance_model(vector_ran)
+                       keyword_scores: Mapping[str, float], vector_ran: bool, entries: int,
+                       clause_cosines: Optional[list[Mapping[str, float]]] = None) -> RelevanceModel:
+        """Give each selected entry its raw signals and absolute relevance, and return the model that scored them
+        (a query of several clauses has each clause embedded, unless the ranking did already (`clause_cosines`):
+        a clause can match an entry the whole query dilutes; `entries`: how many are in scope, see `read_scale`)."""
+        index = self._keyword_index
+        scale = read_scale(index.keyword_scale if index is not None else BM25_SCALE, entries)
+        model = relevance_model(vector_ran, scale)
         wanted = [r.entry.id for r in selected]
         if clause_cosines is None and vector_ran and len(texts := text_passages(query)) > 1:
             try:
@@ -273,8 +293,9 @@ class RetrieveAndRank:
             i = ranked.entry.id
             cosine = vector_scores.get(i, 0.0) if vector_ran else 0.0
             ranked.signals = {COSINE: cosine, PASSAGE_COSINE: clause_best.get(i, cosine),
-                              BM25: keyword_scores.get(i, 0.0)}
+                              **keyword_signal(keyword_scores.get(i, 0.0), scale)}
             ranked.relevance = model.relevance(ranked.signals)
+        return model
 
     def _kept_for_search(self, stats: list[EntryStats]) -> "_SearchBasis":
         """The entries' ids and prominences, kept while their counters are the same and within the minute."""

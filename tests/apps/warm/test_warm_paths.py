@@ -46,13 +46,19 @@ def test_the_hashed_name_follows_the_stores_real_path(tmp_path):
     assert socket_path(str(other)) != socket_path(real)
 
 
-def test_the_code_version_changes_when_a_fingerprinted_file_does(tmp_path, monkeypatch):
-    for relative in paths._FINGERPRINTED:
+def test_the_code_version_changes_when_any_module_or_the_environment_does(tmp_path, monkeypatch):
+    for relative in ("memory_apps/__init__.py", "memory_core/usecases/recall.py", "memory_adapters/x.py"):
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_text("x = 1\n")
     monkeypatch.setattr(paths, "_SOURCE_ROOT", str(tmp_path))
     before = paths.code_version()
 
-    (tmp_path / "memory_apps" / "__init__.py").write_text("x = 22\n")
+    (tmp_path / "memory_core" / "usecases" / "recall.py").write_text("x = 22\n")
+    edited = paths.code_version()
+    assert edited != before
 
-    assert paths.code_version() != before
+    monkeypatch.setenv("IFLOW_MEMORY_DATABASE_URL", "postgresql://localhost/other")
+    assert paths.code_version() != edited  # a hook with another store URL needs a server of its own
+    monkeypatch.delenv("IFLOW_MEMORY_DATABASE_URL")
+    monkeypatch.setenv("IFLOW_MEMORY_HOOK_DEADLINE_S", "5")
+    assert paths.code_version() == edited  # the hook's own deadline is not the server's business

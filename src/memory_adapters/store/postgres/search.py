@@ -8,6 +8,7 @@ import time
 from typing import Optional
 
 from memory_adapters.store.postgres.connection import PostgresConnection
+from memory_core.ranking.absolute_relevance import TS_RANK_CD_SCALE
 from memory_core.ranking.fts_query import sanitise_fts_query
 
 # `simple`: no stemming and no stopwords, like FTS5's unicode61 tokenizer (the core drops stopwords itself).
@@ -49,6 +50,12 @@ class PostgresSearch:
     def keyword_search_available(self) -> bool:
         """Whether keyword search is switched on (the index is always there)."""
         return self._keyword_search
+
+    @property
+    def keyword_scale(self) -> str:
+        """ts_rank_cd: no word rarity and another scale than BM25, so the absolute relevance reads it as matched
+        or not (absolute_relevance.KEYWORD_MATCHED, MEANING_ONLY)."""
+        return TS_RANK_CD_SCALE
 
     def keyword_search(self, match_query: str, limit: int) -> dict[str, float]:
         """Return {id: ts_rank_cd} (higher is more relevant) for a sanitised OR query. In a large store the words

@@ -103,6 +103,7 @@ class PostgresEntryStore:
 
     # KeywordIndex, ReferenceIndex and CandidateSource
     keyword_search_available = answered_by("_search", PostgresSearch.keyword_search_available)
+    keyword_scale = answered_by("_search", PostgresSearch.keyword_scale)
     keyword_search = answered_by("_search", PostgresSearch.keyword_search)
     cited_files = answered_by("_search", PostgresSearch.cited_files)
     ranking_summary = answered_by("_candidates", PostgresCandidates.ranking_summary)

@@ -8,6 +8,7 @@ from collections import OrderedDict
 from typing import Optional
 
 from memory_adapters.store.sqlite.connection import SqliteConnection
+from memory_core.ranking.absolute_relevance import BM25_SCALE
 
 _RANKED = "SELECT rowid AS hit_rowid, bm25(entries_fts) AS score FROM entries_fts WHERE entries_fts MATCH ? " \
           "ORDER BY score LIMIT ?"
@@ -34,6 +35,11 @@ class SqliteKeywordSearch:
     def keyword_search_available(self) -> bool:
         """Whether FTS5 is compiled in and the index exists."""
         return self._connection.fts5
+
+    @property
+    def keyword_scale(self) -> str:
+        """FTS5's BM25 (negated): the scale the absolute relevance was fitted on."""
+        return BM25_SCALE
 
     def keyword_search(self, match_query: str, limit: int) -> dict[str, float]:
         """Run FTS5 MATCH and return {id: -bm25} (higher is more relevant)."""

@@ -103,5 +103,6 @@ class SqliteEntryStore:
 
     # KeywordIndex and ReferenceIndex
     keyword_search_available = answered_by("_search", SqliteKeywordSearch.keyword_search_available)
+    keyword_scale = answered_by("_search", SqliteKeywordSearch.keyword_scale)
     keyword_search = answered_by("_search", SqliteKeywordSearch.keyword_search)
     cited_files = answered_by("_references", SqliteReferences.cited_files)
