@@ -48,7 +48,7 @@ def measure(size: int, workdir: Path, args, embedder, pool, started: list, store
     envs = {"warm": hook_env(workdir / "home", workdir, warm=True, deadline_s=args.deadline),
             "cold": hook_env(workdir / "home", workdir, warm=False, deadline_s=args.deadline)}
     started.append(warm.start(store, envs["warm"]))
-    wait_ready(store, project)
+    wait_ready(store, project, envs["warm"])
     pids = warm.server_pids(store)
     deadline_ms = 1000 * (args.deadline or 1.0)
     result = {"store": built, **timed_rounds(store, project, size, args.calls, envs, log, deadline_ms)}
@@ -62,13 +62,15 @@ def measure(size: int, workdir: Path, args, embedder, pool, started: list, store
     return result
 
 
-def wait_ready(store: Path, project: Path) -> None:
-    """Until the store's warm server answers a prompt hook request with the model's help."""
-    request = {"hook": PROMPT, "project_root": str(project), "defer_to_project": False, "deadline_s": 60,
-               "event": json.loads(events.prompt_event(project, "warming up: " + replacement.PROMPT_TEXT))}
+def wait_ready(store: Path, project: Path, env: dict) -> None:
+    """Until the store's warm server answers a prompt hook request with the model's help (the answer is never
+    confirmed: nothing counts as recalled)."""
+    event = json.loads(events.prompt_event(project, "warming up: " + replacement.PROMPT_TEXT))
 
     def ready() -> bool:
-        reply = warm.ask(store, request, timeout=90)
+        request = {"hook": PROMPT, "project_root": str(project), "defer_to_project": False, "event": event,
+                   "deadline_at": time.time() + 60}
+        reply = warm.ask(store, request, env, timeout=90)
         return bool(reply and "semantic: active" in reply.get("output", ""))
 
     warm.wait_for(ready, "the warm server to answer with the model loaded")

@@ -91,14 +91,14 @@ def _replacement(results: dict) -> list[str]:
             for size, r in results["sizes"].items() if (s := r.get("replacement"))]
     if not rows:
         return []
-    watchdog = results["deadline_ms"] + 500
+    watchdog = results["deadline_ms"]
     return ["## Killed warm processes (SIGKILL), then the same prompt again and again, a new session each", "",
             table(["entries", "kills", "prompts", "failed (empty)", "other entries", "keywords only",
                    "slowest cold ms", "first answered warm at prompt", "ms per prompt (w warm, c cold), per kill"],
                   rows, right=range(1, 7)),
             "", "The first hook that finds no server answers cold and spawns the replacement; the next ones answer "
                 "cold until it answers (it listens within a fraction of a second but loads the model for seconds; a "
-                "hook asking it meanwhile waits 60% of its time, then answers cold with the rest). 'other entries': "
+                "hook asking it meanwhile gives it 60% of its time, then answers cold with the rest). 'other entries': "
                 "answered, but not with the entries the warm server gave before the kill. A hook process still running "
                 f"{watchdog:.0f} ms after its start is ended by its watchdog and prints nothing (a failed prompt). "
                 "These hooks run with PYTHONPROFILEIMPORTTIME (which process answered is read from their imports): "

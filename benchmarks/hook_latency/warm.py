@@ -23,16 +23,20 @@ def start(store: Path, env: dict) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-def ask(store: Path, request: dict, timeout: float = 30.0) -> Optional[dict]:
-    """The store's warm server's reply, None when none answers (this checkout's client: same code version)."""
+def ask(store: Path, request: dict, env: dict, timeout: float = 30.0) -> Optional[dict]:
+    """The store's warm server's reply, None when none answers. Asked with the hooks' environment `env`: the
+    client's version stamp covers the code and the environment, and a server sent another one ends itself."""
+    from unittest import mock
+
     from memory_apps.warm.client import ask_warm
 
-    return ask_warm(str(store), request, timeout)
+    with mock.patch.dict(os.environ, env, clear=True):
+        return ask_warm(str(store), request, timeout)
 
 
-def answers(store: Path) -> bool:
+def answers(store: Path, env: dict) -> bool:
     """Whether a warm server answers for the store (an empty request gets an error reply: still an answer)."""
-    return ask(store, {}, timeout=5.0) is not None
+    return ask(store, {}, env, timeout=5.0) is not None
 
 
 def wait_for(condition: Callable[[], object], what: str, seconds: float = GENEROUS_S) -> None:

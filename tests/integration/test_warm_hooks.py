@@ -15,6 +15,7 @@ import time
 import uuid
 from pathlib import Path
 from typing import Callable, Iterator
+from unittest import mock
 
 import pytest
 
@@ -114,10 +115,12 @@ def file_hook(shop: dict) -> str:
 
 
 def warm_answer(shop: dict):
-    """The store's warm server's answer to a file hook request, None while no server answers."""
+    """The store's warm server's answer to a file hook request, None while no server answers. Asked in the hooks'
+    environment: the request's version stamp covers it, and a server sent another stamp ends itself."""
     request = {"hook": "pre-tool-use", "event": file_event(shop), "project_root": str(shop["project"]),
-               "defer_to_project": False, "deadline_s": 60}
-    reply = ask_warm(str(shop["store"]), request, timeout=60)
+               "defer_to_project": False, "deadline_at": time.time() + 60}
+    with mock.patch.dict(os.environ, shop["env"], clear=True):
+        reply = ask_warm(str(shop["store"]), request, timeout=60)
     return reply.get("output") if isinstance(reply, dict) else None
 
 
