@@ -26,6 +26,9 @@ SECTIONS = {
     "latency": ("benchmarks.latency.main",
                 "warm MemoryService.search and the MCP search_memory tool at 1k and 10k entries, against a floor "
                 "(embedding + one matrix product)"),
+    "hooks-latency": ("benchmarks.hook_latency.main",
+                      "the prompt and file hooks as whole processes at 1k and 10k entries, warm and cold, against the "
+                      "floor of the same run; a killed warm process replaced; what a warm-answered hook imports"),
     "semantic": ("benchmarks.semantic.main",
                  "relevant entries the local model finds versus keyword + prominence, on a 60-entry bank whose "
                  "relevant entries share no word with their session context (prints only)"),
