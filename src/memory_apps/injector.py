@@ -10,7 +10,8 @@ import sys
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from memory_apps.wiring.values import DB_FILENAME, DEFAULT_GLOBAL_STORE
+from memory_apps.store_paths import DEFAULT_GLOBAL_STORE
+from memory_apps.wiring.values import DB_FILENAME
 
 if TYPE_CHECKING:
     import argparse

@@ -10,7 +10,14 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from memory_apps.wiring.values import DEFAULT_GLOBAL_STORE, default_global_store
+DEFAULT_GLOBAL_STORE = os.path.join("~", ".claude", "iflow", "memory")
+"""Here, not with the wiring's values: the hooks find their store before importing any settings."""
+
+
+def default_global_store() -> str:
+    """`~/.claude/iflow/memory`, expanded."""
+    return os.path.expanduser(DEFAULT_GLOBAL_STORE)
+
 
 STORE_HELP = f"global store directory (default: {DEFAULT_GLOBAL_STORE})"
 """The help of every command's `--global-store`."""

@@ -1,13 +1,15 @@
 """The domain of iflow-memory: entries, scoring, selection, ports and use cases (stdlib + pydantic only)."""
 
-from memory_core.entries.records import Entry
-
 __all__ = ["Category", "Confidence", "Entry", "Source", "content_hash"]
 
 
 def __getattr__(name: str):
-    """The pydantic-typed aliases and the hash (hashlib: ~2 ms) load on first use, so importing the core stays
-    cheap (ADR 10)."""
+    """Everything loads on first use (the pydantic-typed aliases, the hash: hashlib ~2 ms, the entry record), so
+    importing the core stays cheap (ADR 10)."""
+    if name == "Entry":  # also lazy: a hook asking its warm process needs none of the domain
+        from memory_core.entries.records import Entry
+
+        return Entry
     if name == "content_hash":
         from memory_core.entries.hashing import content_hash
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 
-from memory_apps import injector
 from memory_apps.store_paths import STORE_HELP
 
 
@@ -33,6 +32,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 def add_inject(commands, fmt) -> None:
     """Register `inject` (the injector as a sub-command)."""
+    from memory_apps import injector  # here: the hook's parser, which needs none of it, registers only `hook`
+
     inject = commands.add_parser("inject", help="print the session-start memory block (what the hook runs)",
                                  description="Print the engineering-memory block for a session start.",
                                  epilog=injector.EPILOG, formatter_class=fmt)

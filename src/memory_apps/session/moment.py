@@ -29,9 +29,6 @@ from memory_core.usecases.recall import (FILE_LIMIT, PROMPT_LIMIT, CitationIndex
 PROMPT_HOOK, FILE_HOOK = "user-prompt-submit", "pre-tool-use"
 EVENT_NAMES = {PROMPT_HOOK: "UserPromptSubmit", FILE_HOOK: "PreToolUse"}
 FILE_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write"})
-HOOK_DEADLINE_S = 1.0
-"""From the start of the hook process (or the request's arrival in the warm process): the answer is out by then."""
-DEADLINE_ENV = "IFLOW_MEMORY_HOOK_DEADLINE_S"
 EMBED_RESERVE_S = 0.2
 """What ranking, rendering and the ledger need after the query vector: past that, the keyword path answers."""
 LEDGER_MAX_AGE, LEDGER_KEEP = timedelta(days=7), 200

@@ -16,12 +16,15 @@ def session_deadline(process_start: bool, seconds: Optional[float] = None) -> De
     """The session's deadline (`seconds`, default the session start's): counted from the start of the process
     for the hook processes (the interpreter's start-up and imports count too), from now for in-process callers."""
     from memory_apps.wiring.adapter_functions import process_started_at
-    from memory_apps.session.injection import SESSION_DEADLINE_S
     from memory_core.session.deadline import MonotonicTicker
 
+    if seconds is None:
+        from memory_apps.session.injection import SESSION_DEADLINE_S
+
+        seconds = deadline_seconds(SESSION_DEADLINE_S)
     ticker = MonotonicTicker()
     start = process_started_at() if process_start else ticker.monotonic()
-    return Deadline(ticker, start + (deadline_seconds(SESSION_DEADLINE_S) if seconds is None else seconds))
+    return Deadline(ticker, start + seconds)
 
 
 def current_directory() -> str:

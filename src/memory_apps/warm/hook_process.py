@@ -14,6 +14,9 @@ import threading
 import time
 from typing import Optional
 
+HOOK_DEADLINE_S = 1.0
+"""From the start of the hook process: the answer is out by then (the warm process gets its share of it)."""
+DEADLINE_ENV = "IFLOW_MEMORY_HOOK_DEADLINE_S"
 WARM_ENV = "IFLOW_MEMORY_WARM"
 """`off`: neither ask nor start the warm process (every hook answers cold)."""
 WARM_SHARE = 0.6
@@ -86,7 +89,6 @@ def sent_event(event: dict, cwd: str) -> dict:
 def _answer(hook: str, project_root: Optional[str], global_store: Optional[str], defer_to_project: bool,
             stdin) -> None:
     from memory_apps.session.claude_hook import project_root_of, read_event
-    from memory_apps.session.moment import DEADLINE_ENV, HOOK_DEADLINE_S
     from memory_apps.session.shell import current_directory, deadline_seconds, session_deadline
     from memory_apps.store_paths import global_store_dir
 

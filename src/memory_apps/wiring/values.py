@@ -8,7 +8,6 @@ from typing import Any, Optional
 from memory_apps.config import MemoryConfig
 from memory_apps.database_url import configured_url
 
-DEFAULT_GLOBAL_STORE = os.path.join("~", ".claude", "iflow", "memory")
 DB_FILENAME = "memory.db"
 MODEL_CACHE_PARTS = ("iflow-memory", "models")
 """The local model's optimised copy, one per user: `$XDG_CACHE_HOME/iflow-memory/models` (`~/.cache/...`)."""
@@ -16,11 +15,6 @@ MODEL_CACHE_LEVELS = len(MODEL_CACHE_PARTS)
 CONNECT_TIMEOUT_S = 5.0
 HOOK_CONNECT_TIMEOUT_S = 0.8
 HOOK_STATEMENT_TIMEOUT_MS = 1500
-
-
-def default_global_store() -> str:
-    """`~/.claude/iflow/memory`, expanded."""
-    return os.path.expanduser(DEFAULT_GLOBAL_STORE)
 
 
 def user_model_cache() -> str:
