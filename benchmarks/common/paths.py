@@ -17,3 +17,14 @@ def shown(path: Path) -> str:
     """`path` relative to the repository when it is inside it (for help texts and the last line of a report)."""
     path = Path(path).resolve()
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def chosen_bank(parser, given):
+    """The bank a `--bank` option names, or the real one; None (after saying so) when the real one is absent."""
+    if given is None and not BANK_HEAD.is_dir():
+        print(f"Skipped: {BANK_HEAD} not present (clone with ../shared beside the project).")
+        return None
+    bank = given or BANK_HEAD
+    if not bank.is_dir():
+        parser.error(f"--bank {bank}: not a directory")
+    return bank

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from benchmarks.common.fixtures import copy_bank
-from benchmarks.common.paths import BANK_HEAD, RESULTS, shown
+from benchmarks.common.paths import RESULTS, chosen_bank, shown
 from benchmarks.common.tables import table
 
 STYLES = ("full", "index")
@@ -114,12 +114,9 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
                         help="embedding provider of the store (default local; none ranks by keywords + prominence)")
     parser.add_argument("--out", type=Path, default=RESULTS / "disclosure.json", help="JSON results (default %(default)s)")
     args = parser.parse_args(argv)
-    if args.bank is None and not BANK_HEAD.is_dir():
-        print(f"Skipped: {BANK_HEAD} not present (clone with ../shared beside the project).")
+    bank = chosen_bank(parser, args.bank)
+    if bank is None:
         return 0
-    bank = args.bank or BANK_HEAD
-    if not bank.is_dir():
-        parser.error(f"--bank {bank}: not a directory")
     os.environ.setdefault("IFLOW_MEMORY_BACKGROUND", "0")
     count_tokens = minilm_counter()
     with tempfile.TemporaryDirectory(prefix="iflow-bench-disclosure-") as tmp:

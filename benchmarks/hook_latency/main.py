@@ -32,7 +32,8 @@ from benchmarks.common.processes import log
 from benchmarks.common.prose import vector_pool
 from benchmarks.hook_latency import events, imports, replacement, warm
 from benchmarks.hook_latency.hook_process import PROMPT, hook_env
-from benchmarks.hook_latency.report import busy_seconds, others_cores, render
+from benchmarks.common.machine import busy_seconds, others_cores
+from benchmarks.hook_latency.report import render
 from benchmarks.hook_latency.rounds import timed_rounds
 from benchmarks.hook_latency.store import build
 
@@ -102,7 +103,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
     os.environ["HOME"] = str(workdir / "home")  # nothing this process does touches the real ~/.claude or ~/.cache
     os.environ["XDG_CACHE_HOME"] = str(workdir / "home" / ".cache")
     os.environ["GIT_CEILING_DIRECTORIES"] = str(workdir)
-    started_at, busy_at_start = time.perf_counter(), busy_seconds()
+    started_at, busy_at_start = time.perf_counter(), busy_seconds(children=True)
     results: dict = {"machine": {"loadavg_before": [round(x, 2) for x in os.getloadavg()],
                                  "cores": len(os.sched_getaffinity(0)), "python": sys.version.split()[0]},
                      "calls": args.calls,
@@ -125,7 +126,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
     results["processes_left"] = left
     results["imports"] = results["sizes"][str(max(args.sizes))].pop("imports", None)
     results["machine"]["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
-    results["machine"]["others_cores"] = others_cores(busy_at_start, time.perf_counter() - started_at)
+    results["machine"]["others_cores"] = others_cores(busy_at_start, time.perf_counter() - started_at, children=True)
     print(render(results))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from typing import Optional
-
 from benchmarks.common.tables import table
-from benchmarks.latency import report as latency_report
 from benchmarks.hook_latency.imports import HEAVY
 from benchmarks.hook_latency.rounds import KINDS
 
@@ -14,24 +10,6 @@ LABELS = {"floor": "floor (python + numpy + SQLite + one matrix product)", "prom
           "prompt_cold": "prompt hook, cold (IFLOW_MEMORY_WARM=off)", "file_warm": "file hook, warm",
           "file_cold": "file hook, cold (IFLOW_MEMORY_WARM=off)"}
 TARGET_RATIO = 1.5
-
-
-def busy_seconds() -> Optional[tuple[float, float]]:
-    """(CPU seconds every process has used since boot, CPU seconds this process and its finished children used):
-    the hooks and the floor are this run's children, not load it competed with."""
-    busy = latency_report.busy_seconds()
-    if busy is None:
-        return None
-    own = os.times()
-    return busy[0], own.user + own.system + own.children_user + own.children_system
-
-
-def others_cores(start: Optional[tuple[float, float]], wall_s: float) -> Optional[float]:
-    """How many cores processes other than this run's kept busy on average since `start`."""
-    end = busy_seconds()
-    if start is None or end is None or wall_s <= 0:
-        return None
-    return round(max(0.0, (end[0] - start[0]) - (end[1] - start[1])) / wall_s, 2)
 
 
 def render(results: dict) -> str:

@@ -36,7 +36,8 @@ from benchmarks.common.prose import queries, vector_pool
 from benchmarks.common.stats import latency
 from benchmarks.common.timer import time_ms, timed_calls
 from benchmarks.latency.passes import LIMIT, breakdown, floor, mcp_calls
-from benchmarks.latency.report import busy_seconds, others_cores, render
+from benchmarks.common.machine import busy_seconds, others_cores
+from benchmarks.latency.report import render
 from benchmarks.latency.store import build_store, make_project
 
 RESULTS = RESULTS_DIR / "latency.json"

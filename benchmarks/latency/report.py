@@ -2,31 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import Optional
-
 from benchmarks.latency.passes import PART_LABELS
-
-
-def busy_seconds() -> Optional[tuple[float, float]]:
-    """(CPU seconds every process has used since boot, CPU seconds this process has used), or None."""
-    try:
-        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-    except (OSError, IndexError):
-        return None
-    ticks = os.sysconf("SC_CLK_TCK")
-    idle = int(fields[3]) + int(fields[4])  # idle + iowait
-    own = os.times()
-    return (sum(int(f) for f in fields[:8]) - idle) / ticks, own.user + own.system
-
-
-def others_cores(start: Optional[tuple[float, float]], wall_s: float) -> Optional[float]:
-    """How many cores other processes kept busy on average since `start` (the load this run competed with)."""
-    end = busy_seconds()
-    if start is None or end is None or wall_s <= 0:
-        return None
-    return round(max(0.0, (end[0] - start[0]) - (end[1] - start[1])) / wall_s, 2)
 
 
 def render(results: dict) -> str:

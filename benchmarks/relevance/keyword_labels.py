@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from benchmarks.common.paths import BANK_HEAD
+from benchmarks.common.paths import chosen_bank
 from benchmarks.common.paths import RESULTS as RESULTS_DIR
 
 RESULTS = RESULTS_DIR / "keyword-labels.json"
@@ -65,12 +65,9 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
     parser.add_argument("--bank", type=Path, default=None, help="a knowledge-bank directory (default: the real bank)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON results (default %(default)s)")
     args = parser.parse_args(argv)
-    if args.bank is None and not BANK_HEAD.is_dir():
-        print(f"Skipped: {BANK_HEAD} not present (clone with ../shared beside the project).")
+    bank = chosen_bank(parser, args.bank)
+    if bank is None:
         return 0
-    bank = args.bank or BANK_HEAD
-    if not bank.is_dir():
-        parser.error(f"--bank {bank}: not a directory")
     drafts, labels, cpu_ms = label_bank(bank)
     if not drafts:
         parser.error(f"--bank {bank}: no entries found")

@@ -37,7 +37,7 @@ from benchmarks.relevance.corpus_store import FixedClock, build_store
 from benchmarks.relevance.methods import METHODS, PRODUCT, SINGLE_SIGNALS, Scorer
 from benchmarks.relevance.metrics import score_ranking
 from benchmarks.relevance.report import headline, method_table
-from benchmarks.relevance.sets import all_sets, chosen_sets
+from benchmarks.relevance.sets import sets_or_usage_error
 from benchmarks.relevance.signals import SignalSource
 
 RESULTS = RESULTS_DIR / "relevance.json"
@@ -129,10 +129,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
     parser.add_argument("--out", default=str(RESULTS), help=f"JSON results (default {shown(RESULTS)})")
     args = parser.parse_args(argv)
     os.environ.setdefault("IFLOW_MEMORY_BACKGROUND", "0")
-    sets, unknown = chosen_sets(args.sets)
-    if unknown or not sets:
-        parser.error(f"--sets: no set named {', '.join(unknown) or repr(args.sets)} here; the sets: "
-                     f"{', '.join(s.name for s in all_sets())}")
+    sets = sets_or_usage_error(parser, args.sets)
     started = time.monotonic()
     results, about, floors, candidates = {}, {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="iflow-relevance-") as workdir:

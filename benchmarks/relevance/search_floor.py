@@ -28,7 +28,7 @@ from benchmarks.common.paths import shown
 from benchmarks.relevance.main import RESULTS
 from benchmarks.relevance.search_floor_choice import choose, floor_table
 from benchmarks.relevance.search_floor_runs import LIMIT, measure_sets, nonsense_queries
-from benchmarks.relevance.sets import all_sets, chosen_sets
+from benchmarks.relevance.sets import sets_or_usage_error
 from memory_core.ranking.absolute_relevance import (BM25, BM25_SCALE, KEYWORD_MATCH, KEYWORD_MATCHED,
                                                     KEYWORDS_ONLY, MEANING_ONLY, TS_RANK_CD_SCALE, WITH_MODEL,
                                                     keyword_signal)
@@ -76,10 +76,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> in
                              "keyword scores are ts_rank_cd; its two models are then measured there")
     args = parser.parse_args(argv)
     os.environ.setdefault("IFLOW_MEMORY_BACKGROUND", "0")
-    sets, unknown = chosen_sets(args.sets)
-    if unknown or not sets:
-        parser.error(f"--sets: no set named {', '.join(unknown) or repr(args.sets)} here; the sets: "
-                     f"{', '.join(s.name for s in all_sets())}")
+    sets = sets_or_usage_error(parser, args.sets)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="iflow-search-floor-") as workdir:
         judged, empty = measure_sets(sets, workdir)

@@ -203,6 +203,15 @@ def all_sets(only: Optional[set[str]] = None) -> list[RelevanceSet]:
     return [s for s in found if only is None or s.name in only]
 
 
+def sets_or_usage_error(parser, names: Optional[str]) -> list[RelevanceSet]:
+    """The sets `--sets` names; a usage error naming the sets here when it names none of them."""
+    sets, unknown = chosen_sets(names)
+    if unknown or not sets:
+        parser.error(f"--sets: no set named {', '.join(unknown) or repr(names)} here; the sets: "
+                     f"{', '.join(s.name for s in all_sets())}")
+    return sets
+
+
 def chosen_sets(names: Optional[str]) -> tuple[list[RelevanceSet], list[str]]:
     """The sets a comma-separated `--sets` value names (all when empty), and the names no set here has."""
     only = {n.strip() for n in names.split(",") if n.strip()} if names else None
