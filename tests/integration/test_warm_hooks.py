@@ -154,3 +154,16 @@ def test_a_killed_server_costs_no_answer_and_the_next_hook_starts_a_new_one(shop
     assert wait_for(lambda: warm_answer(shop), "the new server to answer") == expected
     assert server_pids(shop["store"]) == replaced
     assert file_hook(shop) == expected
+
+
+def test_a_session_start_starts_the_server_so_the_first_prompt_finds_it(shop):
+    assert not server_pids(shop["store"])
+    start = subprocess.run([PYTHON, "-m", "memory_apps.cli", "hook", "session-start", "--global-store",
+                            str(shop["store"])], input=json.dumps({"session_id": "s-start", "source": "startup",
+                                                                    "cwd": str(shop["project"])}),
+                           capture_output=True, text=True, env=shop["env"], cwd=str(shop["project"]),
+                           timeout=TIMEOUT_S)
+    assert start.returncode == 0, start.stderr
+    assert json.loads(start.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert wait_for(lambda: warm_answer(shop), "the server the session start started to answer")
+    assert len(server_pids(shop["store"])) == 1

@@ -19,9 +19,20 @@ def _hook(args: argparse.Namespace) -> int:
 
         return run_moment_hook(args.event, args.project_root, args.global_store, args.defer_to_project)
     from memory_apps.session.claude_hook import session_start
+    from memory_apps.warm.hook_process import warm_enabled
 
     return session_start(args.project_root, args.global_store, args.limit, fast_exit=True,
-                         defer_to_project=args.defer_to_project)
+                         defer_to_project=args.defer_to_project, after=_start_warm if warm_enabled() else None)
+
+
+def _start_warm(store: str) -> None:
+    """Start the prompt hooks' warm process as the session starts, so the first prompt finds the model loaded."""
+    import os
+
+    from memory_apps.warm.launcher import start_warm
+
+    if os.path.isdir(store):
+        start_warm(store)
 
 
 def _serve(args: argparse.Namespace) -> int:

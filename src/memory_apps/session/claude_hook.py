@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Optional
+from typing import Callable, Optional
 
 SKIPPED_SOURCES = {"clear", "compact"}
 
@@ -44,9 +44,10 @@ def _project_runs_hook(project: str) -> bool:
 
 def session_start(project_root: Optional[str] = None, global_store: Optional[str] = None,
                   limit: Optional[int] = None, stdin=None, fast_exit: bool = False,
-                  defer_to_project: bool = False) -> int:
+                  defer_to_project: bool = False, after: Optional[Callable[[str], None]] = None) -> int:
     """Print the hook JSON for the event on stdin; clear/compact inject nothing, nor does a user-scope hook
-    (`defer_to_project`) in a project whose own settings run the hook. Always exits 0."""
+    (`defer_to_project`) in a project whose own settings run the hook; `after(store)` runs once the answer is
+    out. Always exits 0."""
     from memory_apps.session.shell import answer_session, session_deadline
 
     event = read_event(stdin or sys.stdin)
@@ -72,6 +73,8 @@ def session_start(project_root: Optional[str] = None, global_store: Optional[str
         from memory_apps.store_paths import global_store_dir
 
         record_session_start(global_store_dir(global_store), event, shown)
+        if after is not None:  # e.g. start the prompt hooks' warm process, now that the block is out
+            after(global_store_dir(global_store))
     if fast_exit:
         sys.stderr.flush()
         os._exit(0)  # no teardown cost; the embedding worker must neither keep the hook alive nor crash it

@@ -34,6 +34,10 @@ EMBED_RESERVE_S = 0.2
 LEDGER_MAX_AGE, LEDGER_KEEP = timedelta(days=7), 200
 KEPT_WIRINGS = 4
 NO_VECTOR_IN_TIME = "query embedding not ready by the deadline"
+NO_TIME_FOR_MODEL = "no time left to load the model"
+COLD_MODEL_MIN_S = 0.7
+"""A cold hook loads the model only with this much of its deadline left (loading takes ~0.4 s on a quiet
+machine, and slows everything else on a busy one)."""
 SPARE = 2
 """Candidates beyond the limit, for when a hook of the same session running at once takes one first."""
 
@@ -163,7 +167,11 @@ class MomentHost:
             return HookAnswer()
         scopes = remembered_project_scopes(call.project_root, call.global_store)
         with self._building:
-            retrieve = _retrieve_within(wiring, kept, prompt_query(prompt), deadline)
+            # A process of its own that is already late leaves the model alone: loading it would take the CPU
+            # the keyword path needs to answer in time (the warm process answers the next prompt by meaning).
+            late = not self._keep_models and deadline.remaining() < COLD_MODEL_MIN_S
+            retrieve = (wiring.retrieve(embedder=None, vector_index=None, embedder_problem=NO_TIME_FOR_MODEL)
+                        if late else _retrieve_within(wiring, kept, prompt_query(prompt), deadline))
         if deadline.remaining() <= 0:
             return HookAnswer()
         store = wiring.store()
