@@ -72,7 +72,8 @@ def add_hook(commands, fmt) -> None:
                "The prompt and file hooks print nothing when nothing is relevant or new to the session, answer\n"
                "within 1 s (IFLOW_MEMORY_HOOK_DEADLINE_S) and keep the model loaded in a private warm process\n"
                "(a Unix socket under the store; it ends itself after 15 idle minutes; IFLOW_MEMORY_WARM=off: none).\n\n"
-               "exit status: always 0 (an unreadable event or a bad flag still gets valid hook JSON)")
+               "exit status: always 0 (after an unreadable event or a bad flag, session-start still prints valid hook\n"
+               "JSON and the other hooks print nothing)")
     hook.add_argument("event", choices=list(HOOK_EVENTS), help="the hook event")
     hook.add_argument("--project-root", default=None, help="project (default: $CLAUDE_PROJECT_DIR, the event's cwd)")
     hook.add_argument("--global-store", default=None, help=STORE_HELP)
