@@ -85,9 +85,9 @@ def test_what_the_session_was_shown_is_never_shown_again_and_the_next_best_come_
     store, strong, _ = bank_of_answers()
     first = recall_for_prompt(retrieve(store), "tokenising parser input", None)
     seen = {r.entry.id for r in first.shown}
-    second = recall_for_prompt(retrieve(store), "tokenising parser input", None, already_shown=seen)
-    assert not seen & {r.entry.id for r in second.shown}
-    assert {r.entry.id for r in second.shown} <= set(strong) and second.shown
+    again = recall_for_prompt(retrieve(store), "tokenising parser input", None, already_shown=seen)
+    assert not seen & {r.entry.id for r in again.shown}
+    assert {r.entry.id for r in again.shown} <= set(strong) and again.shown
 
 
 def test_without_the_model_the_keyword_floor_decides():
