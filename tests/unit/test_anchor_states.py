@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from memory_core.anchors.states import CHANGED, CURRENT, MISSING, MOVED, anchor_now, check_anchor
+from memory_core.anchors.states import CHANGED, CURRENT, MISSING, MOVED
+from memory_core.usecases.anchoring import anchor_now, check_anchor
 from memory_core.ports.code_files import CodeFiles
 
 SOURCE = b"def parse_row(line):\n    return line.split(',')\n\n\ndef other():\n    pass\n"

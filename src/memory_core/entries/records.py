@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any, Literal, NamedTuple, Optional, Protocol
 
+from memory_core.anchors.anchor import Anchor
+
 CATEGORIES: tuple[str, ...] = ("anti-patterns", "heuristics", "patterns")
 MIN_PER_CATEGORY = 3
 """The least a selection takes of each category that has entries, when the limit allows (spec 001: min-3 per category)."""
@@ -56,6 +58,8 @@ class Entry:
     recall_count: int = 0
     last_recalled_at: Optional[datetime] = None
     has_embedding: bool = False
+    anchors: tuple[Anchor, ...] = ()
+    """Where each reference pointed when the entry was written, imported or confirmed (ADR 26)."""
 
     @classmethod
     def from_draft(cls, draft: ValidatedDraft, now: datetime) -> "Entry":
@@ -93,6 +97,36 @@ class EntryStats(NamedTuple):
                    entry.updated_at.timestamp(), entry.has_embedding)
 
 
+HISTORY_ACTIONS = ("edited", "retired", "restored", "superseded", "confirmed", "merged")
+"""What a history event records: a new text (a new id), out of injection, back in, replaced by a newer entry,
+re-anchored to today's code, reinforced by a near-duplicate written into it."""
+
+
+@dataclass(frozen=True)
+class HistoryEvent:
+    """One change in an entry's life (ADR 26): who did what, when, and the details (`detail`, plain JSON data:
+    for `edited` {"old_id", "new_id", "old_description"...}, for `superseded` {"by"}, for `retired`
+    {"reason"}, for `merged` {"from": the draft's name})."""
+
+    entry_id: str
+    action: str
+    at: datetime
+    actor: str
+    """Who: `<user> via <tool>` (cli, mcp, writer, import, library)."""
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RetiredEntry:
+    """An entry taken out of injection and search, kept whole so it can be restored (ADR 26)."""
+
+    entry: Entry
+    retired_at: datetime
+    reason: str = ""
+    superseded_by: Optional[str] = None
+    """The id of the entry that replaced it (`write --supersedes`)."""
+
+
 @dataclass(frozen=True)
 class UpsertOutcome:
     """What an upsert did: created a row or reinforced an existing one."""
@@ -107,4 +141,5 @@ class ImportOutcome:
     """What importing one parsed entry did."""
 
     entry_id: str
-    status: Literal["new", "updated", "unchanged", "deleted"]
+    status: Literal["new", "updated", "unchanged", "deleted", "retired"]
+    """`retired`: the id was retired (or edited into a newer id): an import never brings it back."""
