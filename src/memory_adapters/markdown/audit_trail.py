@@ -5,18 +5,19 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import ContextManager, Optional
+from typing import ContextManager, Optional, Sequence
 
 from memory_adapters.markdown.lock import markdown_lock
+from memory_adapters.markdown.history_file import count_events, write_history
 from memory_adapters.markdown.tombstones import add_tombstone, drop_tombstone
 from memory_adapters.markdown.codec import encode_value
-from memory_adapters.markdown.entry_block import entry_block, last_observed
+from memory_adapters.markdown.entry_block import anchors_value, entry_block, last_observed
 from memory_adapters.markdown.knowledge_bank import (
     block_spans, category_file, ends_in_comment, parse_block, project_bank, split_blocks,
 )
 from memory_adapters.fs.safe_files import atomic_write_text, read_text_no_follow
 from memory_core.entries.knowledge import KnowledgeEntry, Origin
-from memory_core.entries.records import CATEGORY_TITLES, Entry
+from memory_core.entries.records import CATEGORY_TITLES, Entry, HistoryEvent, RetiredEntry
 
 GLOBAL_HEADER = ("# Global {title}\n\nCross-project learnings promoted from retrospectives. Automatically managed "
                  "by iflow.\nDo not edit manually — entries are updated during /finish.\n")
@@ -40,12 +41,15 @@ def _set(lines: list[str], key: str, value: Optional[str], before: Optional[str]
     return lines + new if at is None else lines[:at] + new + lines[at:]
 
 
-def _patched(block: list[str], entry: Entry, parsed: KnowledgeEntry, counters_only: bool) -> list[str]:
+def _patched(block: list[str], entry: Entry, parsed: KnowledgeEntry, counters_only: bool,
+             global_format: bool = False) -> list[str]:
     """A block's own lines with its counters (and, unless `counters_only`, its one-line fields) set to the entry's."""
     lines = _set(block, "Observation count", str(entry.observation_count))
     lines = _set(lines, "Last observed", last_observed(entry))
     if counters_only:
         return lines
+    if global_format and parsed.anchors != entry.anchors:
+        lines = _set(lines, "Anchors", anchors_value(entry) if entry.anchors else None, "Observation count")
     if parsed.confidence != entry.confidence:
         lines = _set(lines, "Confidence", entry.confidence)
     for key, values in (("Keywords", entry.keywords), ("References", entry.references)):
@@ -81,7 +85,7 @@ def upsert_block(text: str, entry: Entry, global_format: bool, increment: bool =
             continue
         if increment:
             entry = entry.with_changes(observation_count=min(parsed.observation_count + 1, MAX_OBSERVATIONS))
-        updated = _patched(lines[start:end], entry, parsed, counters_only=increment)
+        updated = _patched(lines[start:end], entry, parsed, counters_only=increment, global_format=global_format)
         if not increment and not _reads_back(updated, entry, origin):
             updated = entry_block(entry, global_format).split("\n")
         return "\n".join(lines[:start] + updated + lines[end:])
@@ -145,6 +149,30 @@ class MarkdownAuditTrail:
         if failures:
             raise failures[0]
         return written
+
+    def withdraw(self, entry_id: str, category: str) -> list[str]:
+        """Remove a retired or edited-away entry's block from the global store's markdown, with no tombstone (a
+        restore brings it back). A project's bank is the user's own writing: it stays as written, and an import
+        skips a retired id anyway."""
+        written: list[str] = []
+        failures: list[OSError] = []
+        with file_lock(self._global_store):
+            path = category_file(self._global_store, category)
+            if os.path.lexists(path):
+                _rewrite(path, lambda text: remove_block(text, entry_id, category), written, failures)
+        if failures:
+            raise failures[0]
+        return written
+
+    def history_count(self) -> int:
+        """How many events the global store's history file holds."""
+        return count_events(self._global_store)
+
+    def write_history(self, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry]) -> list[str]:
+        """Write `<global store>/entry-history.md` whole, under the markdown lock."""
+        with file_lock(self._global_store):
+            os.makedirs(self._global_store, mode=0o700, exist_ok=True)
+            return [write_history(self._global_store, events, retired)]
 
     def record(self, entry: Entry, increment: bool = False) -> list[str]:
         """Append or update the entry in each target file under one lock; returns the paths written.

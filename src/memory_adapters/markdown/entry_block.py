@@ -51,6 +51,11 @@ def reasoning_lines(reasoning: str, origin: Origin) -> list[str]:
     return ["- Reasoning: " + encode_value(reasoning)]
 
 
+def anchors_value(entry: Entry) -> str:
+    """The `- Anchors:` bullet's value: the entry's anchors as one JSON line."""
+    return json.dumps([anchor.to_dict() for anchor in entry.anchors], ensure_ascii=False)
+
+
 def entry_block(entry: Entry, global_format: bool) -> str:
     """The markdown block of an entry, in the global (Content-Hash, Source, Tags) or the local form."""
     origin: Origin = "global" if global_format else "local"
@@ -62,6 +67,8 @@ def entry_block(entry: Entry, global_format: bool) -> str:
     lines += reasoning_lines(entry.reasoning, origin)
     if entry.references:
         lines.append("- References: " + json.dumps(entry.references, ensure_ascii=False))
+    if global_format and entry.anchors:  # never in a project's bank: the user's own writing (ADR 26)
+        lines.append("- Anchors: " + anchors_value(entry))
     if entry.keywords:
         lines.append("- Keywords: " + json.dumps(entry.keywords, ensure_ascii=False))
     if entry.source_project is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from memory_adapters.markdown.entry_block import entry_block
+from memory_adapters.markdown.entry_block import anchors_value, entry_block
 from memory_adapters.markdown.knowledge_bank import category_file
 from memory_adapters.fs.safe_files import PRIVATE, atomic_write_text, existing_regular
 from memory_core.entries.records import CATEGORIES, CATEGORY_TITLES, Entry
@@ -15,6 +15,8 @@ def entry_markdown(entry: Entry) -> str:
     """One `### ` block with every field the importer understands (the audit trail's project form), plus how
     the entry was stored and, for a scoped one, its project, so importing the export gives both back."""
     lines = [entry_block(entry, global_format=False), f"- Entry source: {entry.source}"]
+    if entry.anchors:
+        lines.append("- Anchors: " + anchors_value(entry))
     if entry.scope is not None:
         lines.append(f"- Scope: {entry.scope}")
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from typing import Optional
 from memory_adapters.markdown.codec import decode_value, json_string, json_strings, unescape_description_line
 from memory_adapters.markdown.fences import fence_mask
 from memory_adapters.fs.regular_files import BANK_FILE_LIMIT, read_regular_text
+from memory_core.anchors.anchor import Anchor
 from memory_core.safety.inert import one_line
 from memory_core.entries.knowledge import KnowledgeEntry, Origin
 from memory_core.entries.records import CATEGORIES
@@ -27,7 +28,7 @@ _CONFIDENCE = re.compile(r"^- Confidence:\s*(high|medium|low)\b", re.MULTILINE |
 _LAST_OBSERVED = re.compile(r"^- Last observed:\s*(\d{4}-\d{2}-\d{2}\S*)", re.MULTILINE)
 _KEYWORDS = re.compile(r"^- Keywords:\s*(.+)$", re.MULTILINE)
 _TRACKED = re.compile(r"^- (Observation count|Confidence|Last observed|Content-Hash|Keywords|Tags|Reasoning|"
-                      r"References|Source project|Entry source|Scope):", re.IGNORECASE)
+                      r"References|Source project|Entry source|Scope|Anchors):", re.IGNORECASE)
 _PROVENANCE = re.compile(r"^- Source:", re.IGNORECASE)  # a metadata field of the global store format (spec 002)
 _ENCODED = re.compile(r"^- (Name|Description):(.*)$")  # the writer's JSON-string fields; other values are details
 _REASONING = re.compile(r"^- Reasoning:\s*(.+)$", re.MULTILINE)
@@ -37,6 +38,7 @@ _TAGS = re.compile(r"^- Tags:(.*)$", re.MULTILINE)
 # What export writes so a round trip keeps how an entry was stored and which project sees it (issue 21, 4.4).
 _ENTRY_SOURCE = re.compile(r"^- Entry source:\s*(retro|session-capture|manual|import)\s*$", re.MULTILINE)
 _SCOPE = re.compile(r"^- Scope:\s*(\S+)\s*$", re.MULTILINE)
+_ANCHORS = re.compile(r"^- Anchors:\s*(.+)$", re.MULTILINE)  # the global form's and export's, a JSON list (ADR 26)
 
 
 def project_bank(project_root: str) -> str:
@@ -108,6 +110,24 @@ def _references(text: str) -> list[str]:
         except ValueError:
             pass
     return [r.strip() for r in text.split(",") if r.strip()]
+
+
+def _anchors(fields: str) -> tuple[Anchor, ...]:
+    """The anchors a block's `- Anchors:` bullet lists; none when it is not a JSON list, an item not an anchor."""
+    match = _ANCHORS.search(fields)
+    if not match:
+        return ()
+    try:
+        values = json.loads(match.group(1))
+    except ValueError:
+        return ()
+    anchors = []
+    for value in values if isinstance(values, list) else []:
+        try:
+            anchors.append(Anchor.from_dict(value))
+        except (ValueError, AttributeError, TypeError):  # not an object, or no reference and blob
+            continue
+    return tuple(anchors)
 
 
 def _header_lines(lines: list[str], mask: list[bool]) -> list[int]:
@@ -196,6 +216,7 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
         universal=_universal(fields),
         source=stored_source.group(1) if stored_source else None,
         scope=scope.group(1) if scope else None,
+        anchors=_anchors(fields),
     )
 
 

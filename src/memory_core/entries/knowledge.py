@@ -7,6 +7,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
+from memory_core.anchors.anchor import Anchor
 from memory_core.entries.hashing import content_hash
 from memory_core.entries.models import Category, Confidence, EntryDraft, Source
 from memory_core.entries.records import Entry
@@ -14,7 +15,8 @@ from memory_core.entries.records import Entry
 Origin = Literal["local", "global"]
 REBUILT_FIELDS = ("name", "description", "reasoning", "category", "keywords", "references", "observation_count",
                   "confidence", "source_project")
-"""The fields an import brings back from markdown exactly (with the id and, to the second, the update time)."""
+"""The fields an import brings back from markdown exactly (with the id and, to the second, the update time; and
+the anchors, from the global store's markdown)."""
 
 
 class KnowledgeEntry(BaseModel):
@@ -41,6 +43,8 @@ class KnowledgeEntry(BaseModel):
     """How the entry was first stored (`- Entry source:`, written by export); None: `import`."""
     scope: Optional[str] = None
     """The one project whose sessions see it (`- Scope:`, written by export for a scoped entry)."""
+    anchors: tuple[Anchor, ...] = ()
+    """Where its references pointed (`- Anchors:`, written in the global store's markdown and by export)."""
 
     @property
     def entry_id(self) -> str:
@@ -75,5 +79,6 @@ class KnowledgeEntry(BaseModel):
         except ValueError:  # pydantic's ValidationError: the importer would skip it
             return False
         when = entry.updated_at.astimezone(timezone.utc).replace(microsecond=0)
-        return (draft.entry_id == entry.id and self.last_observed == when and all(
+        anchored = self.origin != "global" or self.anchors == tuple(entry.anchors)  # a bank's form has none
+        return (draft.entry_id == entry.id and self.last_observed == when and anchored and all(
             getattr(draft, name) == getattr(entry, name) for name in REBUILT_FIELDS))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ContextManager, Protocol, runtime_checkable
+from typing import ContextManager, Protocol, Sequence, runtime_checkable
 
-from memory_core.entries.records import Entry
+from memory_core.entries.records import Entry, HistoryEvent, RetiredEntry
 
 
 @runtime_checkable
@@ -21,4 +21,21 @@ class AuditTrail(Protocol):
 
     def exclusive(self) -> ContextManager[None]:
         """Hold the markdown lock (re-entrant within this process) across a read and the writes it decides."""
+        ...
+
+
+@runtime_checkable
+class LifecycleTrail(Protocol):
+    """An audit trail that also keeps what the entry lifecycle changes (ADR 26), so a rebuild loses none of it."""
+
+    def withdraw(self, entry_id: str, category: str) -> list[str]:
+        """Remove a retired or edited-away entry's block from the store's own markdown, listing no deletion."""
+        ...
+
+    def history_count(self) -> int:
+        """How many events the markdown's history holds (cheap: compared with the database's to skip a rewrite)."""
+        ...
+
+    def write_history(self, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry]) -> list[str]:
+        """Write the whole history (the retired entries carried whole); call under `exclusive`."""
         ...

@@ -2,7 +2,9 @@
 
 A write commits the entry and an outbox row together; the markdown follows. A writer killed in between leaves
 the row, and the next write, open or background run replays it. Under the markdown lock each task writes the
-entry's *current* state (or removes it), so a late or repeated replay can never put back an older state."""
+entry's *current* state (or removes it), so a late or repeated replay can never put back an older state. An entry
+that left by retirement or an edit loses its block in the store's own markdown (no tombstone: it may come back),
+and the history file is written again whenever it lags the database's (ADR 26)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ from dataclasses import dataclass, field
 from typing import Callable, ContextManager, Optional
 
 from memory_core.ports.audit_outbox import AuditOutbox, AuditTask
-from memory_core.ports.audit_trail import AuditTrail
+from memory_core.ports.audit_trail import AuditTrail, LifecycleTrail
+from memory_core.ports.entry_lifecycle import EntryLifecycle
 from memory_core.ports.entry_store import EntryStore
 
 BATCH = 100
+WRITTEN, LEFT = "written", "left"
 
 
 @dataclass
@@ -40,22 +44,46 @@ class ReconcileAudit:
             return report
         with self._exclusive():  # held across reading the entry and writing its markdown
             tasks = self._store.pending_audit(limit)
-            done = [task for task in tasks if self._replay(task, report)]
+            outcomes = [(task, self._replay(task, report)) for task in tasks]
+            done = [task for task, outcome in outcomes if outcome is not None]
             self._store.audit_done(done)
+            self._keep_history(report, left=any(outcome == LEFT for _, outcome in outcomes))
         report.done = len(done)
         return report
 
-    def _replay(self, task: AuditTask, report: ReconcileReport) -> bool:
+    def _keep_history(self, report: ReconcileReport, left: bool) -> None:
+        """Write the history file whole when an entry left (retired, edited, deleted) or it lacks events."""
+        trail = self._audit_for(None)  # the global store's: where the history file lives
+        if not isinstance(self._store, EntryLifecycle) or not isinstance(trail, LifecycleTrail):
+            return
+        try:
+            events = self._store.all_history()
+            if left or trail.history_count() != len(events):
+                trail.write_history(events, self._store.retired_entries())
+        except OSError as exc:  # the next run tries again: the counts still differ
+            report.problems.append(f"markdown history not written: {exc}")
+
+    def _replay(self, task: AuditTask, report: ReconcileReport) -> Optional[str]:
+        """WRITTEN, LEFT (the entry left: deleted, retired, edited away) or None when the markdown failed."""
         audit = self._audit_for(task.project_root)
         try:
             if task.action == "forget":
                 audit.forget(task.entry_id, task.category)
-            else:
-                entry = self._store.get(task.entry_id)
-                if entry is not None:  # gone: its delete queued (and replaced this row with) a forget
-                    audit.record(entry)
+                return LEFT
+            entry = self._store.get(task.entry_id)
+            if entry is not None:
+                audit.record(entry)
+                return WRITTEN
+            if self._left(task.entry_id) and isinstance(audit, LifecycleTrail):
+                audit.withdraw(task.entry_id, task.category)
+            return LEFT  # or deleted: its delete queued (and replaced this row with) a forget
         except OSError as exc:
             self._store.audit_failed(task)  # type: ignore[attr-defined]
             report.problems.append(f"markdown audit trail not written for {task.entry_id}: {exc}")
-            return False
-        return True
+            return None
+
+    def _left(self, entry_id: str) -> bool:
+        """Whether the entry left by retirement or an edit (then its old block goes, without a tombstone)."""
+        store = self._store
+        return isinstance(store, EntryLifecycle) and (
+            store.retired(entry_id) is not None or store.resolve(entry_id) != entry_id)
