@@ -6,9 +6,10 @@ import os
 from typing import Sequence
 
 from memory_adapters.markdown.entry_block import anchors_value, entry_block
+from memory_adapters.markdown.history_file import history_path, write_history
 from memory_adapters.markdown.knowledge_bank import category_file
 from memory_adapters.fs.safe_files import PRIVATE, atomic_write_text, existing_regular
-from memory_core.entries.records import CATEGORIES, CATEGORY_TITLES, Entry
+from memory_core.entries.records import CATEGORIES, CATEGORY_TITLES, Entry, HistoryEvent, RetiredEntry
 
 
 def entry_markdown(entry: Entry) -> str:
@@ -38,3 +39,11 @@ def export_markdown(entries: Sequence[Entry], directory: str) -> list[tuple[str,
         atomic_write_text(path, header + body + ("\n" if body else ""), mode=PRIVATE)
         written.append((path, len(chosen)))
     return written
+
+
+def export_history(directory: str, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry]) -> tuple[str, int]:
+    """Write `entry-history.md` into `directory` (as the global store keeps it: importing the export as a store
+    brings back the retired entries, the edits' aliases and the history); returns (path, events written)."""
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    existing_regular(history_path(directory))  # a link is refused, never written through
+    return write_history(directory, events, retired), len(events)

@@ -11,17 +11,19 @@ from datetime import datetime, timezone
 from typing import Any, Mapping, NamedTuple, Optional, Sequence
 
 from memory_adapters.fs.safe_files import PRIVATE, atomic_write_text, read_text_no_follow
+from memory_adapters.markdown.knowledge_bank import HISTORY_FILE
 from memory_core.anchors.anchor import Anchor
 from memory_core.entries.records import (
     CATEGORIES, CONFIDENCE_RANK, HISTORY_ACTIONS, SOURCES, Entry, HistoryEvent, RetiredEntry,
 )
 
-FILENAME = "entry-history.md"
+FILENAME = HISTORY_FILE
 HEADER = ("# Entry history\n\nEvery edit, retirement, restore, supersession, confirmation and merge of the entries "
           "in this store, oldest first,\none JSON line each; a retired entry is kept whole in its `retired` event. "
           "A rebuild of the database reads it back.\nManaged by iflow-memory: do not edit.\n\n")
 HISTORY_LIMIT = 256 << 20  # retired entries ride along whole: far above one bank file's cap
 _ID = re.compile(r"^[0-9a-f]{16}$")
+KEPT = "retired_entry"  # the key of a retiring event's detail that carries the entry whole (this file's only)
 _RETIRING = ("retired", "superseded")  # either may carry the entry (the store records `retired` for both)
 
 
@@ -124,17 +126,22 @@ def _event(line: str) -> Optional[HistoryEvent]:
 
 
 def _with_entries(events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry]) -> list[HistoryEvent]:
-    """The events, each still-retired entry carried whole by its latest retiring event."""
+    """The events, each still-retired entry carried whole (under KEPT) by its latest retiring event."""
     still = {r.entry.id: r for r in retired}
     latest = {e.entry_id: i for i, e in enumerate(events) if e.action in _RETIRING and e.entry_id in still}
-    out = list(events)
+    out = [HistoryEvent(e.entry_id, e.action, e.at, e.actor, _own(e.detail)) for e in events]
     for entry_id, i in latest.items():
         kept = still[entry_id]
-        detail = {**out[i].detail, "entry": entry_json(kept.entry), "reason": kept.reason}
-        if kept.superseded_by:
-            detail["superseded_by"] = kept.superseded_by
-        out[i] = HistoryEvent(out[i].entry_id, out[i].action, out[i].at, out[i].actor, detail)
+        carried = {"entry": entry_json(kept.entry), "retired_at": _z(kept.retired_at), "reason": kept.reason,
+                   "superseded_by": kept.superseded_by}
+        event = out[i]
+        out[i] = HistoryEvent(event.entry_id, event.action, event.at, event.actor, {**event.detail, KEPT: carried})
     return out
+
+
+def _own(detail: Mapping[str, Any]) -> dict[str, Any]:
+    """An event's detail as the database keeps it: without what this file adds (a rebuilt event equals its own)."""
+    return {key: value for key, value in detail.items() if key != KEPT}
 
 
 def history_text(events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry] = ()) -> str:
@@ -170,28 +177,38 @@ def _newest(aliases: dict[str, str], entry_id: str) -> str:
     return entry_id
 
 
+def _kept(event: HistoryEvent) -> Optional[RetiredEntry]:
+    """The entry a retiring event carries whole, or None (none carried, or not a sound entry of this id)."""
+    carried = event.detail.get(KEPT)
+    if event.action not in _RETIRING or not isinstance(carried, dict):
+        return None
+    try:
+        entry = entry_from_json(carried.get("entry"))
+    except ValueError:
+        return None
+    by, reason = carried.get("superseded_by"), carried.get("reason")
+    return RetiredEntry(entry, _when(carried.get("retired_at")) or event.at, reason if isinstance(reason, str) else "",
+                        by if isinstance(by, str) and _ID.match(by) else None) if entry.id == event.entry_id else None
+
+
 def parse_history(text: str) -> HistoryFile:
-    """The events of a history file's text, the entries retired after the last of them, and the aliases."""
-    events = [event for event in map(_event, text.split("\n")) if event is not None]
+    """The events of a history file's text (each detail as the database keeps it), the entries retired after
+    the last of them, and the aliases (old id -> newest id)."""
+    read = [event for event in map(_event, text.split("\n")) if event is not None]
     retired: dict[str, RetiredEntry] = {}
     edits: dict[str, str] = {}
-    for event in events:
-        detail = event.detail
-        if event.action in _RETIRING and "entry" in detail:
-            try:
-                entry = entry_from_json(detail["entry"])
-            except ValueError:
-                continue
-            if entry.id == event.entry_id:
-                by = detail.get("superseded_by") or detail.get("by")
-                retired[entry.id] = RetiredEntry(entry, event.at, str(detail.get("reason") or ""),
-                                                 by if isinstance(by, str) and _ID.match(by) else None)
+    for event in read:
+        kept = _kept(event)
+        if kept is not None:
+            retired[event.entry_id] = kept
         elif event.action == "restored":
             retired.pop(event.entry_id, None)
         elif event.action == "edited":
-            old, new = detail.get("old_id"), detail.get("new_id")
+            old, new = event.detail.get("old_id"), event.detail.get("new_id")
             if isinstance(old, str) and isinstance(new, str) and _ID.match(old) and _ID.match(new) and old != new:
                 edits[old] = new
+                edits.pop(new, None)  # an edit undone (A -> B -> A): A is nobody's old id any more
+    events = [HistoryEvent(e.entry_id, e.action, e.at, e.actor, _own(e.detail)) for e in read]
     aliases = {old: _newest(edits, old) for old in edits}
     return HistoryFile(events, sorted(retired.values(), key=lambda r: r.retired_at, reverse=True),
                        {old: new for old, new in aliases.items() if old != new})

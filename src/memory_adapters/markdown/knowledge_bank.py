@@ -22,6 +22,8 @@ PROJECT_BANK = os.path.join("docs", "knowledge-bank")
 """Where a project keeps its knowledge-bank markdown, relative to its root."""
 CATEGORY_FILES = {category: f"{category}.md" for category in CATEGORIES}
 """The file name of each category in a knowledge-bank directory."""
+HISTORY_FILE = "entry-history.md"
+"""The entries' history beside the global store's markdown and an export (history_file.py): not a category."""
 
 _OBSERVATIONS = re.compile(r"^- Observation count:\s*(\d+)", re.MULTILINE)
 _CONFIDENCE = re.compile(r"^- Confidence:\s*(high|medium|low)\b", re.MULTILINE | re.IGNORECASE)
@@ -299,7 +301,7 @@ class MarkdownKnowledgeBankReader:
             elif os.path.lexists(path):  # a FIFO, a device, a directory: never opened
                 print(f"iflow-memory: cannot read {path}: not a regular file", file=sys.stderr)
         if self._warn_unknown:
-            known = set(CATEGORY_FILES.values())
+            known = {*CATEGORY_FILES.values(), HISTORY_FILE}  # the history beside an export or the store's markdown
             for name in sorted(os.listdir(directory)):
                 if name.endswith(".md") and name not in known:
                     print(f"iflow-memory: skipping {os.path.join(directory, name)} (not a category file)",

@@ -178,19 +178,27 @@ def stats_command(args: argparse.Namespace) -> int:
 
 def export_command(args: argparse.Namespace) -> int:
     """Write the database as knowledge-bank markdown (re-importable)."""
-    from memory_apps.wiring.adapter_functions import export_markdown
+    from memory_apps.wiring.adapter_functions import export_history, export_markdown
+    from memory_core.ports.entry_lifecycle import EntryLifecycle
 
-    entries = _service(args).entries()
+    service = _service(args)
+    entries = service.entries()
+    store = service.container.store()
     try:
         written = export_markdown(entries, args.output)  # creates the output directory (0700)
+        history = export_history(args.output, store.all_history(), store.retired_entries()) \
+            if isinstance(store, EntryLifecycle) else None  # retired entries, edits and history (ADR 26)
     except OSError as exc:
         return fail(f"cannot export to {args.output}: {os_problem(exc)}")
     if args.json:
         files = [{"path": str(path), "entries": count} for path, count in written]
-        print(dumps({"output": args.output, "entries": sum(count for _, count in written), "files": files}))
+        extra = {"history": {"path": history[0], "events": history[1]}} if history else {}
+        print(dumps({"output": args.output, "entries": sum(count for _, count in written), "files": files, **extra}))
         return 0
     for path, count in written:
         print(f"wrote {count_of(count, 'entry', 'entries')} to {path}")
+    if history:
+        print(f"wrote {count_of(history[1], 'event', 'events')} of history to {history[0]}")
     return 0
 
 
@@ -264,8 +272,12 @@ def add_commands(commands, fmt) -> None:
 
     export = add("export", export_command, "write every memory as knowledge-bank markdown",
                  "example:\n  iflow-memory export --output backup/knowledge-bank\n"
-                 "  iflow-memory import --project-root restored  # after copying it to restored/docs/knowledge-bank")
-    export.add_argument("--output", required=True, help="directory for anti-patterns.md, heuristics.md, patterns.md")
+                 "  iflow-memory import --project-root restored  # after copying it to restored/docs/knowledge-bank\n"
+                 "  iflow-memory import --global-store new-store  # after copying it to an empty new-store: retired\n"
+                 "                                                # entries, edits and history come back too")
+    export.add_argument("--output", required=True, help="directory for anti-patterns.md, heuristics.md, patterns.md "
+                        "and entry-history.md (retired entries whole, edits, confirmations: a store rebuilt from "
+                        "it keeps them)")
     export.add_argument("--json", action="store_true", help=JSON_HELP)
 
 

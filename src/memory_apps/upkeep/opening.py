@@ -9,7 +9,7 @@ import sys
 from typing import Optional
 
 from memory_apps.wiring.adapter_functions import (
-    make_store_private, move_aside, read_tombstones, restore_newest, take_snapshot,
+    make_store_private, move_aside, read_history, read_tombstones, restore_newest, take_snapshot,
 )
 from memory_apps.wiring.container import Container
 
@@ -44,6 +44,7 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
         tombstones = read_tombstones(global_store)
         if tombstones:
             store.apply_tombstones(tombstones)
+        apply_history_file(store, global_store)
     audit_root = container.config.project_root()
     store.queue_markdown(os.path.abspath(audit_root) if audit_root else None)
     report = container.reconcile().run()  # markdown a killed writer still owed
@@ -62,6 +63,22 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
     return store
 
 
+def apply_history_file(store, global_store: str) -> None:
+    """Put back the retired entries, aliases and history the store's markdown keeps (ADR 26), before any import,
+    so no bank revives a retired or edited-away entry. A history file that cannot be read only warns."""
+    from memory_core.ports.entry_lifecycle import EntryLifecycle
+
+    if not isinstance(store, EntryLifecycle):
+        return
+    try:
+        history = read_history(global_store)
+    except OSError as exc:
+        print(f"iflow-memory: entry history not read: {exc}", file=sys.stderr)
+        return
+    if history.events or history.retired or history.aliases:
+        store.apply_history(history.events, history.retired, history.aliases)
+
+
 def _restore_store_markdown(container: Container, global_store: str) -> int:
     """A read's recovery of an empty or rebuilt database: the global store's own markdown (every entry the
     user's tools stored is there), never the project's bank, and no project recorded as imported. An entry
@@ -70,15 +87,23 @@ def _restore_store_markdown(container: Container, global_store: str) -> int:
 
     from memory_core.ranking.legacy import deduplicate
 
-    items = []
+    from memory_core.ports.entry_lifecycle import EntryLifecycle
+
+    items, anchors = [], {}
     for entry in deduplicate(container.knowledge_reader().read(global_store, "global")):
         try:
             items.append((entry.to_draft(None), entry.last_observed))
         except ValidationError:
             continue
+        if entry.anchors:
+            anchors[entry.entry_id] = entry.anchors
     store, now, new = container.store(), container.clock().now(), 0
     for start in range(0, len(items), 100):  # committed batches, as an import commits them
-        new += sum(1 for outcome in store.import_entries(items[start:start + 100], now) if outcome.status == "new")
+        created = [o.entry_id for o in store.import_entries(items[start:start + 100], now) if o.status == "new"]
+        new += len(created)
+        for entry_id in created if isinstance(store, EntryLifecycle) else ():
+            if entry_id in anchors:  # the global store's blocks carry them (ADR 26)
+                store.set_anchors(entry_id, anchors[entry_id])
     return new
 
 

@@ -48,6 +48,20 @@ def read_tombstones(store_dir: str) -> dict:
     return tombstones(store_dir)
 
 
+def read_history(store_dir: str) -> Any:
+    """The history file of the global store's markdown: (events, retired entries, aliases) (ADR 26)."""
+    from memory_adapters.markdown.history_file import read_history as history
+
+    return history(store_dir)
+
+
+def export_history(directory: str, events: Sequence[Any], retired: Sequence[Any]) -> tuple:
+    """Write `entry-history.md` beside an export's category files; (path, events written)."""
+    from memory_adapters.markdown.export import export_history as export
+
+    return export(directory, events, retired)
+
+
 def export_markdown(entries: Sequence[Any], directory: str) -> list:
     """Write entries as knowledge-bank markdown files; (path, entries written) of each file."""
     from memory_adapters.markdown.export import export_markdown as export

@@ -16,6 +16,7 @@ from memory_core.policies.bank_trust import BANK_PREFIX, TRUSTED, WIDE, bank_rec
 from memory_core.ports.audit_watermark import AuditWatermark
 from memory_core.ports.bank_authorship import OTHERS, UNKNOWN, BankAuthors, BankAuthorship
 from memory_core.ports.clock import Clock
+from memory_core.ports.entry_lifecycle import EntryLifecycle
 from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredState
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
@@ -41,6 +42,8 @@ class ImportReport:
     duplicates: int = 0
     deleted: int = 0
     """Entries the user deleted earlier: never brought back by an import."""
+    retired: int = 0
+    """Entries retired or edited into a newer id: never brought back by an import (ADR 26)."""
     remaining: int = 0
     """Parsed entries not imported yet because the deadline came first (a later run resumes)."""
     banks: dict[str, str] = field(default_factory=dict)
@@ -121,6 +124,7 @@ class ImportKnowledgeBank:
                     progress.batch_ended(len(outcomes))
             for outcome in outcomes:
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
+            self._anchor_created(parsed, outcomes)
         # Without git's verdict on every file the import stays unmarked: a slow git on the first session must not
         # keep the user's own bank scoped for good; the next import (the background run's, with more time) asks again.
         if report.complete and report.decided:
@@ -128,6 +132,16 @@ class ImportKnowledgeBank:
         if report.complete and lost:  # the lost commits are back whatever git says of the bank's authors
             self._store.caught_up()
         return report
+
+    def _anchor_created(self, parsed: list[KnowledgeEntry], outcomes: list) -> None:
+        """Give the entries an import created the anchors their markdown carries (the global store's blocks, an
+        export's): any copy that has them, since deduplication may have kept a bank's copy without."""
+        if not isinstance(self._store, EntryLifecycle):
+            return
+        created = {outcome.entry_id for outcome in outcomes if outcome.status == "new"}
+        anchored = {entry.entry_id: entry.anchors for entry in parsed if entry.anchors and entry.entry_id in created}
+        for entry_id, anchors in anchored.items():
+            self._store.set_anchors(entry_id, anchors)
 
     def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
                      when: str, timeout_s: float, session: bool = False) -> dict[str, Optional[str]]:
