@@ -153,3 +153,30 @@ def test_a_history_file_that_cannot_be_written_is_reported_and_tried_again():
     del audit.write_history
     reconcile.run()
     assert audit.history_count() == 1
+
+
+class RebuildingStore(LifecycleStore):
+    """Records what a rebuild applied."""
+
+    def apply_history(self, events, retired, aliases) -> None:
+        self.applied = (list(events), list(retired), dict(aliases))
+
+
+def test_a_rebuild_retires_again_what_an_old_snapshot_still_holds_live():
+    from datetime import timedelta
+
+    from memory_core.usecases.rebuild_history import apply_history_file
+
+    store, clock = RebuildingStore(), FakeClock()
+    lost = store.upsert(_draft("Retired after the snapshot was taken."), clock.now()).entry_id
+    rewritten = store.upsert(_draft("Retired, then written again later."), clock.now()).entry_id
+    later = clock.now() + timedelta(hours=1)
+    retirements = [HistoryEvent(lost, "retired", later, ACTOR, {"reason": "stale"}),
+                   HistoryEvent(rewritten, "retired", clock.now() - timedelta(hours=1), ACTOR)]
+    kept = [RetiredEntry(store.get(lost), later, "stale"),
+            RetiredEntry(store.get(rewritten), clock.now() - timedelta(hours=1))]
+
+    assert apply_history_file(store, retirements, kept, {}) == 1
+    assert store.get(lost) is None and store.retired(lost).reason == "stale"
+    assert store.get(rewritten) is not None, "written again after its retirement: the live entry wins"
+    assert store.applied == (retirements, kept, {})

@@ -44,7 +44,7 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
         tombstones = read_tombstones(global_store)
         if tombstones:
             store.apply_tombstones(tombstones)
-        apply_history_file(store, global_store)
+        restore_history(store, global_store)
     audit_root = container.config.project_root()
     store.queue_markdown(os.path.abspath(audit_root) if audit_root else None)
     report = container.reconcile().run()  # markdown a killed writer still owed
@@ -63,10 +63,11 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
     return store
 
 
-def apply_history_file(store, global_store: str) -> None:
+def restore_history(store, global_store: str) -> None:
     """Put back the retired entries, aliases and history the store's markdown keeps (ADR 26), before any import,
     so no bank revives a retired or edited-away entry. A history file that cannot be read only warns."""
     from memory_core.ports.entry_lifecycle import EntryLifecycle
+    from memory_core.usecases.rebuild_history import apply_history_file
 
     if not isinstance(store, EntryLifecycle):
         return
@@ -75,8 +76,7 @@ def apply_history_file(store, global_store: str) -> None:
     except OSError as exc:
         print(f"iflow-memory: entry history not read: {exc}", file=sys.stderr)
         return
-    if history.events or history.retired or history.aliases:
-        store.apply_history(history.events, history.retired, history.aliases)
+    apply_history_file(store, history.events, history.retired, history.aliases)
 
 
 def _restore_store_markdown(container: Container, global_store: str) -> int:

@@ -1,0 +1,31 @@
+"""A rebuild's first step (ADR 26): put back what the markdown's history file keeps (every event, the retired
+entries whole, the edits' aliases) before any bank is imported, so no bank revives a retired or edited-away id."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from memory_core.entries.records import HistoryEvent, RetiredEntry
+from memory_core.ports.entry_lifecycle import EntryLifecycle
+from memory_core.ports.entry_store import EntryStore
+
+RETIRING = ("retired", "superseded")
+
+
+def apply_history_file(store: EntryStore, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry],
+                       aliases: Mapping[str, str]) -> int:
+    """Apply a history file to a store that may hold some of it already (an old snapshot put back, a database
+    that lost commits): an entry still live there whose last update is older than its retirement is retired
+    again (the database lost that retirement; one written again later stays live). Returns how many."""
+    if not isinstance(store, EntryLifecycle) or not (events or retired or aliases):
+        return 0
+    again = 0
+    for kept in retired:
+        live = store.get(kept.entry.id)
+        if live is None or live.updated_at > kept.retired_at:
+            continue
+        event = next((e for e in reversed(events) if e.entry_id == kept.entry.id and e.action in RETIRING), None)
+        if event is not None and store.retire(kept.entry.id, event, kept.superseded_by) is not None:
+            again += 1  # the same event: apply_history below finds it recorded and skips it
+    store.apply_history(events, retired, aliases)
+    return again
