@@ -22,7 +22,7 @@ def apply_history_file(store: EntryStore, events: Sequence[HistoryEvent], retire
     again = 0
     for kept in retired:
         live = store.get(kept.entry.id)
-        if live is None or live.updated_at > kept.retired_at:
+        if live is None or live.updated_at.replace(microsecond=0) > kept.retired_at:  # stores keep seconds
             continue
         event = next((e for e in reversed(events) if e.entry_id == kept.entry.id and e.action in RETIRING), None)
         if event is not None and store.retire(kept.entry.id, event, kept.superseded_by) is not None:

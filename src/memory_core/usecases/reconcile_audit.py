@@ -13,6 +13,7 @@ from typing import Callable, ContextManager, Optional
 
 from memory_core.ports.audit_outbox import AuditOutbox, AuditTask
 from memory_core.ports.audit_trail import AuditTrail, LifecycleTrail
+from memory_core.ports.audit_watermark import AuditWatermark
 from memory_core.ports.entry_lifecycle import EntryLifecycle
 from memory_core.ports.entry_store import EntryStore
 
@@ -56,6 +57,8 @@ class ReconcileAudit:
         trail = self._audit_for(None)  # the global store's: where the history file lives
         if not isinstance(self._store, EntryLifecycle) or not isinstance(trail, LifecycleTrail):
             return
+        if isinstance(self._store, AuditWatermark) and self._store.markdown_ahead():
+            return  # the database lost commits the file still holds: the next import puts them back first
         try:
             events = self._store.all_history()
             if left or trail.history_count() != len(events):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from datetime import datetime, timezone
-from typing import Sequence
+from typing import Any, Sequence
 
 from memory_adapters.markdown.audit_watermark import advance_watermark, read_watermark
 from memory_adapters.store.sql.outbox import SqlMarkdownOutbox
@@ -29,6 +29,8 @@ class SqliteMarkdownOutbox(SqlMarkdownOutbox):
     def __init__(self, connection: SqliteConnection, tombstones: SqlTombstones) -> None:
         super().__init__(connection, "?")
         self._tombstones = tombstones
+        self.history_target: Any = None
+        """The store (EntryStore and EntryLifecycle) a reopened import puts the markdown's history back into."""
 
     def entry_written(self, conn: sqlite3.Connection, entry: Entry, action: str) -> None:
         """Queue the entry's markdown write in the entry's transaction `conn`, when queuing is on."""
@@ -74,15 +76,28 @@ class SqliteMarkdownOutbox(SqlMarkdownOutbox):
         return bool(self._connection.read("SELECT 1 FROM _metadata WHERE key = ?", (BEHIND_KEY,)))
 
     def reopen_imports(self) -> int:
-        """The database lost commits: apply the store's list of deletes again (a lost delete stays done) and forget
-        which banks were imported, so each project's bank is read again; returns the entries the deletes removed."""
+        """The database lost commits: apply the store's list of deletes again (a lost delete stays done) and the
+        markdown's history (a lost retirement or edit stays done, ADR 26), and forget which banks were imported, so
+        each project's bank is read again; returns the entries the deletes removed."""
         from memory_adapters.markdown.tombstones import read_tombstones
 
         tombstones = read_tombstones(self._store_dir())
         removed = self._tombstones.apply_tombstones(tombstones) if tombstones else 0
+        if self.history_target is not None:
+            self._reapply_history()
         # A lost write may sit in any project's bank:
         self._connection.write("DELETE FROM _metadata WHERE key LIKE 'imported:%'")
         return removed
+
+    def _reapply_history(self) -> None:
+        from memory_adapters.markdown.history_file import read_history
+        from memory_core.usecases.rebuild_history import apply_history_file
+
+        try:
+            history = read_history(self._store_dir())
+        except OSError:  # a link or an unreadable file: the history stays as the database has it
+            return
+        apply_history_file(self.history_target, history.events, history.retired, history.aliases)
 
     def caught_up(self) -> None:
         """The markdown was imported again: take its watermark, so later writes are numbered after it."""

@@ -52,6 +52,7 @@ class SqliteEntryStore:
         self._search = SqliteKeywordSearch(self.connection)
         self._references = SqliteReferences(self.connection)
         self._lifecycle = SqlEntryLifecycle(self.connection, SqliteLifecycleRows(self._outbox))
+        self._outbox.history_target = self  # a reopened import applies the markdown's history here first
 
     @property
     def identity(self) -> Optional[tuple[int, int]]:
