@@ -323,7 +323,8 @@ def test_export_then_import_round_trips(populated, tmp_path, spare_store):
 
     for category in ("anti-patterns", "heuristics", "patterns"):
         assert (tmp_path / "exported" / f"{category}.md").is_file()
-    assert exported.stdout.count("wrote ") == 3
+    assert exported.stdout.count("wrote ") == 4 and "events of history" in exported.stdout  # entry-history.md
+    assert (tmp_path / "exported" / "entry-history.md").is_file()
     assert len(after) == len(before) == DEMO_ENTRIES + 2
     assert after == before
 

@@ -146,8 +146,22 @@ def test_export_files_and_directory_are_private(tmp_path, home, project):
     assert result.returncode == 0, result.stderr
     assert mode(output) == 0o700
     written = sorted(output.iterdir())
-    assert [p.name for p in written] == ["anti-patterns.md", "heuristics.md", "patterns.md"]
+    assert [p.name for p in written] == ["anti-patterns.md", "entry-history.md", "heuristics.md", "patterns.md"]
     assert {mode(p) for p in written} == {0o600}
+
+
+def test_export_refuses_a_linked_history_file_before_writing_anything(tmp_path, home, project):
+    store = _written_store(tmp_path, home, project)
+    victim = secret(home, "notes.txt", "keep me\n")
+    output = tmp_path / "out"
+    output.mkdir()
+    (output / "entry-history.md").symlink_to(victim)
+
+    result = cli(home, "export", "--output", output, "--project-root", project, "--global-store", store)
+
+    assert result.returncode == 1 and "symbolic link" in result.stderr, result.stderr
+    assert victim.read_text(encoding="utf-8") == "keep me\n"
+    assert sorted(p.name for p in output.iterdir()) == ["entry-history.md"]
 
 
 def test_export_refuses_a_linked_output_file(tmp_path, home, project):

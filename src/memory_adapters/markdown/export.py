@@ -28,8 +28,8 @@ def export_markdown(entries: Sequence[Entry], directory: str) -> list[tuple[str,
     through a link); returns (path, count)."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
     paths = {category: category_file(directory, category) for category in CATEGORIES}
-    for path in paths.values():
-        existing_regular(path)  # refuse before writing any of the three
+    for path in [*paths.values(), history_path(directory)]:
+        existing_regular(path)  # refuse before writing any of them (the history file comes next)
     written = []
     for category in CATEGORIES:
         chosen = [e for e in entries if e.category == category]
