@@ -72,7 +72,11 @@ def _drop_database(store: Path) -> None:
         (store / name).unlink(missing_ok=True)
 
 
-def test_a_rebuild_from_markdown_keeps_anchors_retirements_aliases_and_history(tmp_path, project):
+def test_a_rebuild_from_markdown_keeps_anchors_retirements_aliases_and_history(tmp_path, project, backend,
+                                                                              spare_store, monkeypatch):
+    """On SQLite the database file is deleted; on PostgreSQL the same markdown meets an empty database."""
+    for key, value in backend.env.items():
+        monkeypatch.setenv(key, value)
     store = tmp_path / "store"
     ids = _populate(store, project)
     before = _state(store, project)
@@ -82,7 +86,11 @@ def test_a_rebuild_from_markdown_keeps_anchors_retirements_aliases_and_history(t
     assert ids["retired"] not in patterns and ids["edited"] not in patterns and "- Anchors: [" in patterns
     assert "Anchors" not in (project / "docs" / "knowledge-bank" / "patterns.md").read_text("utf-8")
 
-    _drop_database(store)
+    if backend.is_postgres:
+        for key, value in spare_store(backend).items():
+            monkeypatch.setenv(key, value)
+    else:
+        _drop_database(store)
     after = _state(store, project)  # a read opens it: rebuilt from the store's own markdown
 
     assert after == before
