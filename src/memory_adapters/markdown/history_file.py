@@ -13,9 +13,7 @@ from typing import Any, Mapping, NamedTuple, Optional, Sequence
 from memory_adapters.fs.safe_files import PRIVATE, atomic_write_text, read_text_no_follow
 from memory_adapters.markdown.knowledge_bank import HISTORY_FILE
 from memory_core.anchors.anchor import Anchor
-from memory_core.entries.records import (
-    CATEGORIES, CONFIDENCE_RANK, HISTORY_ACTIONS, SOURCES, Entry, HistoryEvent, RetiredEntry,
-)
+from memory_core.entries.records import HISTORY_ACTIONS, Entry, HistoryEvent, RetiredEntry
 
 FILENAME = HISTORY_FILE
 HEADER = ("# Entry history\n\nEvery edit, retirement, restore, supersession, confirmation and merge of the entries "
@@ -93,12 +91,21 @@ def entry_from_json(data: Any) -> Entry:
                        confidence=data.get("confidence", "medium"), source=data.get("source", "manual"),
                        source_project=data.get("source_project"), scope=data.get("scope"),
                        observation_count=max(1, counts[0]))  # pydantic's ValidationError is a ValueError
-    if data.get("id") != draft.entry_id or draft.category not in CATEGORIES or \
-            draft.confidence not in CONFIDENCE_RANK or draft.source not in SOURCES:
+    if data.get("id") != draft.entry_id:
         raise ValueError("the id is not the content hash of the description")
     return Entry.from_draft(draft, updated).with_changes(
-        created_at=created, recall_count=counts[1], last_recalled_at=_when(recalled),
-        anchors=tuple(Anchor.from_dict(a) for a in anchors if isinstance(a, Mapping)))
+        created_at=created, recall_count=counts[1], last_recalled_at=_when(recalled), anchors=_anchors(anchors))
+
+
+def _anchors(values: list) -> tuple[Anchor, ...]:
+    """The items that are anchors (a bad one is left out, not the entry)."""
+    found = []
+    for value in values:
+        try:
+            found.append(Anchor.from_dict(value))
+        except (ValueError, AttributeError, TypeError):
+            continue
+    return tuple(found)
 
 
 def _line(event: HistoryEvent) -> str:
