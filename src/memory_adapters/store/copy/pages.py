@@ -11,8 +11,8 @@ from memory_adapters.store.sql.rows import ENTRY_WIDTH
 
 class PagedEntryRows:
     """`count` and `entry_page` over one store: rows in first-stored order after a position, `limit` at a time.
-    A subclass gives its store, its select (the position column right after the entry's columns), that column (`rowid` or `seq`) and
-    its driver's placeholder (`?` or `%s`), and turns rows into copied entries (`_copied`)."""
+    A subclass gives its store, its select (the position column right after the entry's columns), that column
+    (`rowid` or `seq`) and its driver's placeholder (`?` or `%s`), and turns rows into copied entries (`_copied`)."""
 
     def __init__(self, store: Any, select: str, order: str, mark: str) -> None:
         self._store = store
