@@ -87,7 +87,7 @@ def _restore_store_markdown(container: Container, global_store: str) -> int:
 
     from memory_core.ranking.legacy import deduplicate
 
-    from memory_core.ports.entry_lifecycle import EntryLifecycle
+    from memory_core.usecases.importing import import_anchors
 
     items, anchors = [], {}
     for entry in deduplicate(container.knowledge_reader().read(global_store, "global")):
@@ -101,9 +101,9 @@ def _restore_store_markdown(container: Container, global_store: str) -> int:
     for start in range(0, len(items), 100):  # committed batches, as an import commits them
         created = [o.entry_id for o in store.import_entries(items[start:start + 100], now) if o.status == "new"]
         new += len(created)
-        for entry_id in created if isinstance(store, EntryLifecycle) else ():
-            if entry_id in anchors:  # the global store's blocks carry them (ADR 26)
-                store.set_anchors(entry_id, anchors[entry_id])
+        anchored = {entry_id: anchors[entry_id] for entry_id in created if entry_id in anchors}
+        if anchored:  # the global store's blocks carry them (ADR 26)
+            import_anchors(store, anchored)
     return new
 
 

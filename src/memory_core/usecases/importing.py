@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Mapping, Optional, Sequence
 
 from pydantic import ValidationError
 
+from memory_core.anchors.anchor import Anchor
 from memory_core.session.deadline import Deadline
 from memory_core.policies.first_import import import_marker, is_imported
 from memory_core.policies.keyword_tiers import TieredKeywords
@@ -17,6 +18,7 @@ from memory_core.ports.audit_watermark import AuditWatermark
 from memory_core.ports.bank_authorship import OTHERS, UNKNOWN, BankAuthors, BankAuthorship
 from memory_core.ports.clock import Clock
 from memory_core.ports.entry_lifecycle import EntryLifecycle
+from memory_core.ports.imported_anchors import ImportedAnchors
 from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredState
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
@@ -136,12 +138,10 @@ class ImportKnowledgeBank:
     def _anchor_created(self, parsed: list[KnowledgeEntry], outcomes: list) -> None:
         """Give the entries an import created the anchors their markdown carries (the global store's blocks, an
         export's): any copy that has them, since deduplication may have kept a bank's copy without."""
-        if not isinstance(self._store, EntryLifecycle):
-            return
         created = {outcome.entry_id for outcome in outcomes if outcome.status == "new"}
         anchored = {entry.entry_id: entry.anchors for entry in parsed if entry.anchors and entry.entry_id in created}
-        for entry_id, anchors in anchored.items():
-            self._store.set_anchors(entry_id, anchors)
+        if anchored:
+            import_anchors(self._store, anchored)
 
     def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
                      when: str, timeout_s: float, session: bool = False) -> dict[str, Optional[str]]:
@@ -222,6 +222,16 @@ class ImportKnowledgeBank:
                     draft.name, draft.description, draft.reasoning, draft.category)})
             items.append((draft, entry.last_observed))
         return items
+
+
+def import_anchors(store: EntryStore, anchored: Mapping[str, Sequence[Anchor]]) -> None:
+    """Set anchors read from markdown on entries an import just created: in one go where the store can (no
+    markdown owed: a rebuild must not leave thousands of block rewrites queued), else one by one."""
+    if isinstance(store, ImportedAnchors):
+        store.import_anchors(anchored)
+    elif isinstance(store, EntryLifecycle):
+        for entry_id, anchors in anchored.items():
+            store.set_anchors(entry_id, anchors)
 
 
 def _git_was_too_slow(store: EntryStore, identity: str) -> bool:

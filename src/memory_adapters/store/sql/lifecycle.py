@@ -73,6 +73,18 @@ class SqlEntryLifecycle:
 
         return self._connection.transaction(work)
 
+    def import_anchors(self, anchors: Mapping[str, Sequence[Anchor]]) -> int:
+        """ImportedAnchors: set the anchors an import's markdown carries on the entries it created, in one
+        transaction, queuing no markdown (the markdown they were read from holds them); how many were set."""
+        rows, mark = self._rows, self._rows.mark
+
+        def work(conn: Any) -> int:
+            return sum(max(0, conn.execute(f"UPDATE entries SET anchors = {rows.json_mark} WHERE id = {mark}",
+                                           (anchors_json(tuple(found)), entry_id)).rowcount)
+                       for entry_id, found in sorted(anchors.items()))
+
+        return self._connection.transaction(work)
+
     def retire(self, entry_id: str, event: HistoryEvent, superseded_by: Optional[str] = None) -> Optional[RetiredEntry]:
         """Move an entry out of `entries` into the retired table, whole; None when it is not a live entry."""
         rows, mark = self._rows, self._rows.mark
