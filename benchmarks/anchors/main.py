@@ -110,16 +110,57 @@ def run(world: dict, rounds: int, work: Path) -> dict:
                      "loadavg_at_end": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else []}}
 
 
-def report(world: dict, measured: dict, rounds: int) -> dict:
+def check_alone(world: dict, repeats: int) -> dict:
+    """The check by itself, in this process, over the entries a session start selects (the same 20 every time):
+    medians (ms) cold (no anchor cache) and warm. Less noisy than whole processes on a busy machine."""
+    import time as clock
+
+    from memory_adapters.project.git_code_files import GitCodeFiles
+    from memory_adapters.project.identity import project_identity
+    from memory_adapters.project.json_anchor_cache import JsonAnchorCache
+    from memory_core.usecases.check_anchors import CheckAnchors
+
+    from memory_apps.config import load_config
+    from memory_apps.wiring.adapter_functions import project_scopes
+    from memory_apps.wiring.container import build_container
+    from memory_core.session.deadline import Deadline, MonotonicTicker
+    from memory_core.usecases.session_start import SessionRequest
+
+    project, store_dir = str(world["project"]), str(world["stores"]["cold"])
+    container = build_container(load_config(project), store_dir, project_root=project)
+    try:  # the selection a session start makes, as the injector makes it
+        answer = container.session_start().run(SessionRequest(project, store_dir, 20, project_scopes(project)),
+                                               Deadline.after(MonotonicTicker(), 60))
+        entries = [r.entry for r in answer.retrieval.selected]
+    finally:
+        container.store().close()
+    identity = project_identity(project)
+    cache_dir = world["stores"]["cold"].parent / "check-alone-cache"
+    times: dict[str, list[float]] = {"cold": [], "warm": []}
+    for n in range(repeats * 2):
+        kind = "cold" if n % 2 == 0 else "warm"
+        if kind == "cold":
+            shutil.rmtree(cache_dir, ignore_errors=True)
+        started = clock.perf_counter()
+        CheckAnchors(GitCodeFiles(project), JsonAnchorCache(str(cache_dir))).check(entries, identity)
+        times[kind].append((clock.perf_counter() - started) * 1000)
+    return {**{f"{kind}_ms": round(median(values), 2) for kind, values in times.items()}, "entries": len(entries),
+            "with_anchors": sum(1 for e in entries if e.anchors), "repeats": repeats}
+
+
+def report(world: dict, measured: dict, rounds: int, alone: dict) -> dict:
     """The numbers as JSON data."""
     samples = measured["samples"]
     base = median(samples["baseline"])
+    estimate = {kind: ratio(base + alone[f"{kind}_ms"], base) for kind in ("cold", "warm")}
     results = {v: {**summary(samples[v]), "check_lines_median": median(measured["marks"][v])} for v in VARIANTS}
     ratios = {v: ratio(median(samples[v]), base) for v in ("cold", "warm")}
     return {"setup": {k: world[k] for k in ("entries", "files", "references", "cited_files", "changed", "build_s")},
             "rounds": rounds, "path": "keyword ranking (memory_embedding_provider: none), limit 20",
             "results": results, "ratio_to_baseline": ratios, "target": TARGET,
-            "verdict": {v: verdict(r, TARGET) for v, r in ratios.items()}, "load": measured["load"]}
+            "verdict": {v: verdict(r, TARGET) for v, r in ratios.items()}, "load": measured["load"],
+            "check_alone": {**alone, "ratio_estimate": estimate,
+                            "verdict": {v: verdict(r, TARGET) for v, r in estimate.items()}}}
 
 
 def print_report(numbers: dict) -> None:
@@ -133,6 +174,11 @@ def print_report(numbers: dict) -> None:
              numbers["ratio_to_baseline"].get(v, 1.0), numbers["verdict"].get(v, "")) for v, r in numbers["results"].items()]
     print(table(["session start", "median ms", "min ms", "max ms", "check lines", "ratio", f"≤ {TARGET}"], rows,
                 right=[1, 2, 3, 4, 5]))
+    alone = numbers["check_alone"]
+    print(f"\nThe check alone, in-process, over the {alone['entries']} entries a session start selects "
+          f"({alone['with_anchors']} with anchors), median of {alone['repeats']}: cold {alone['cold_ms']} ms, "
+          f"warm {alone['warm_ms']} ms; added to the baseline's median that is a ratio of "
+          f"{alone['ratio_estimate']['cold']} cold and {alone['ratio_estimate']['warm']} warm.")
     load = numbers["load"]
     print(f"\nOther processes kept {load['others_cores']} cores busy on average; load average "
           f"{' / '.join(map(str, load['loadavg_at_start']))} at the start, "
@@ -146,7 +192,9 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m benchmarks
         log(f"building {args.entries} entries citing {args.files} files")
         world = build(work, args.entries, args.files)
         log(f"built in {world['build_s']} s; measuring {args.rounds} rounds")
-        numbers = report(world, run(world, args.rounds, work), args.rounds)
+        measured = run(world, args.rounds, work)
+        log("timing the check alone")
+        numbers = report(world, measured, args.rounds, check_alone(world, max(args.rounds, 20)))
     from benchmarks.suite.machine import machine
 
     numbers = {"machine": machine(), **numbers}

@@ -57,7 +57,7 @@ def _git(top: str, args: list[str], timeout_s: float) -> Optional[bytes]:
 
     try:
         result = subprocess.run(["git", "-C", top, *args], capture_output=True, timeout=timeout_s,
-                                stdin=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
     except subprocess.TimeoutExpired as exc:
         raise _NoTime() from exc
     except (OSError, subprocess.SubprocessError):
@@ -127,7 +127,7 @@ class GitCodeFiles:
 
     def renamed_to(self, path: str, blob: str = "", commit: str = "") -> Optional[str]:
         """Where git says the file went: a tracked file holding exactly `blob` (the index, read once per check),
-        else a rename git detects since `commit`; None without git, without an answer in time, or when nothing
+        else a rename git detects between `commit` and the index; None without git, without an answer in time, or when nothing
         there is a regular file now."""
         if not self._git:
             return None
@@ -209,10 +209,13 @@ class GitCodeFiles:
         return self._index
 
     def _renamed_since(self, commit: str) -> dict[str, str]:
-        """{old path: new path} for the renames git detects between `commit` and the working tree."""
+        """{old path: new path} for the renames git detects between `commit` and the index."""
         if commit not in self._renames:
-            output = _git(self.top, ["-c", "diff.relative=false", "diff", "-M", "--name-status", "-z", "--no-color",
-                                     "--no-ext-diff", commit, "--"], self._timeout())
+            # The index against the commit (--cached): a rename git knows of is staged or committed, and comparing
+            # no working tree neither scans the files nor refreshes (rewrites) the index.
+            output = _git(self.top, ["-c", "diff.relative=false", "diff", "--cached", "-M", "--diff-filter=R",
+                                     "--name-status", "-z", "--no-color", "--no-ext-diff", commit, "--"],
+                          self._timeout())
             fields = (output or b"").split(b"\0")
             renames: dict[str, str] = {}
             index = 0
