@@ -124,13 +124,20 @@ def check_anchors(code_files, anchor_cache):
     return CheckAnchors(files=code_files, cache=anchor_cache)
 
 
-def anchor_checks(anchor_cache):
+def anchor_checks(global_store: str):
     """`project root → CheckAnchors` for hosts that serve several projects (session start, hooks, the warm
-    process, the MCP server and library): the project comes with each call, not with the wiring."""
-    from memory_adapters.project.git_code_files import GitCodeFiles
-    from memory_core.usecases.check_anchors import CheckAnchors
+    process, the MCP server and library): the project comes with each call, not with the wiring. Nothing is
+    imported until a selection holds anchored entries."""
+    cache = []
 
-    return lambda project_root: CheckAnchors(files=GitCodeFiles(project_root), cache=anchor_cache)
+    def check_for(project_root: str):
+        from memory_adapters.project.git_code_files import GitCodeFiles
+        from memory_core.usecases.check_anchors import CheckAnchors
+
+        if not cache:
+            cache.append(adapters.json_anchor_cache(global_store))
+        return CheckAnchors(files=GitCodeFiles(project_root), cache=cache[0])
+    return check_for
 
 
 _STORE_VALUES = ("db_path", "database_url", "global_store", "fts5", "full_check", "busy_timeout_ms", "busy_retries",
@@ -166,7 +173,7 @@ RECIPES: dict[str, Recipe] = {  # each after the recipes it needs: the container
     "code_files": Recipe(adapters.git_code_files, values=("project_root",), shared=False),
     "anchor_cache": Recipe(adapters.json_anchor_cache, values=("global_store",)),
     "check_anchors": Recipe(check_anchors, needs=("code_files", "anchor_cache"), shared=False),
-    "anchor_checks": Recipe(anchor_checks, needs=("anchor_cache",)),
+    "anchor_checks": Recipe(anchor_checks, values=("global_store",)),
     "session_start": Recipe(session_start, needs=("store", "context_source", "shared_work", "clock", "anchor_checks"),
                             makers=("retrieval", "importer"), shared=False),
 }

@@ -125,8 +125,7 @@ class ImportKnowledgeBank:
                     progress.batch_ended(len(outcomes))
             for outcome in outcomes:
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
-            if deadline is None or not deadline.expired():
-                self._anchor_new(project_root, todo[start:start + size], outcomes)
+            self._anchor_new(project_root, todo[start:start + size], outcomes, deadline)
         # Without git's verdict on every file the import stays unmarked: a slow git on the first session must not
         # keep the user's own bank scoped for good; the next import (the background run's, with more time) asks again.
         if report.complete and report.decided:
@@ -135,14 +134,18 @@ class ImportKnowledgeBank:
             self._store.caught_up()
         return report
 
-    def _anchor_new(self, project_root: str, batch: list[KnowledgeEntry], outcomes) -> None:
+    def _anchor_new(self, project_root: str, batch: list[KnowledgeEntry], outcomes,
+                    deadline: Optional[Deadline] = None) -> None:
         """Anchor the new entries of the project's own bank whose block carried no anchors, in the project's tree
-        (the global store's blocks were learned elsewhere: their tree is not this one)."""
+        (the global store's blocks were learned elsewhere: their tree is not this one), while the deadline allows:
+        one left unanchored is only left unchecked (`confirm` anchors it)."""
         if self._anchoring is None or not isinstance(self._store, EntryLifecycle):
             return
         wanted = {e.entry_id: e for e in batch
                   if e.origin == "local" and e.references and not getattr(e, "anchors", None)}
         for outcome in outcomes:
+            if deadline is not None and deadline.expired():
+                return
             entry = wanted.get(outcome.entry_id) if outcome.status == "new" else None
             anchors = self._anchoring(project_root, entry.references) if entry is not None else ()
             if anchors:
