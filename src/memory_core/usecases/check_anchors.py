@@ -4,7 +4,7 @@ deadline; each cited file read only when its stat identity differs from what the
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from memory_core.anchors.anchor import Anchor
 from memory_core.anchors.marks import AnchorMarks
