@@ -3,18 +3,19 @@ project identity>.json` (0600, replaced atomically), so a session start re-reads
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
 from typing import Optional
 
-from memory_adapters.fs.file_identity import SETTLE_NS
 from memory_adapters.fs.safe_files import atomic_write_text, read_text_no_follow
 from memory_core.ports.anchor_cache import CachedFile, CachedTree
 from memory_core.ports.code_files import FileIdentity
 
 VERSION = 1
+SETTLE_NS = 2_000_000_000
+"""As fs/file_identity.SETTLE_NS (not imported: it pulls in pathlib, ~10 ms of a session start): a file changed
+more recently than this may change again within its timestamp's granularity, so its identity is not kept."""
 MAX_FILES = 50_000  # a bound on one file's size; past it the cache simply stops growing
 MAX_MOVES = 5_000
 
@@ -28,7 +29,11 @@ class JsonAnchorCache:
 
     def path(self, project: str) -> str:
         """The cache file of one project."""
-        return os.path.join(self._directory, hashlib.sha256(project.encode("utf-8")).hexdigest()[:32] + ".json")
+        try:
+            from _sha256 import sha256  # the builtin module: hashlib would load OpenSSL on a session start's path
+        except ImportError:  # pragma: no cover - a Python built without it
+            from hashlib import sha256
+        return os.path.join(self._directory, sha256(project.encode("utf-8")).hexdigest()[:32] + ".json")
 
     def load(self, project: str) -> CachedTree:
         """What the last check kept (empty when there is no file, or it is unreadable or not this project's)."""

@@ -7,7 +7,6 @@ check can tell `current` from `changed`. Pure functions over text: the adapters 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -55,6 +54,8 @@ def parse_reference(text: str) -> Reference:
 
 def git_blob_id(content: bytes) -> str:
     """The id git gives this content as a blob (`git hash-object`), without running git."""
+    import hashlib  # here: a session start whose cited files are all cached never hashes (hashlib loads OpenSSL)
+
     return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
@@ -77,6 +78,8 @@ def region_hash(reference: Reference, text: str) -> Optional[str]:
     if region is None:
         return None
     normal = "\n".join(line.rstrip() for line in region.splitlines()).strip("\n")
+    import hashlib
+
     return hashlib.sha256(normal.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

@@ -114,7 +114,7 @@ class _Tree:
         key = f"{path}\0{anchor.blob}\0{anchor.commit}"
         if key in self._moves:
             known = self._moves[key]
-            if known is None or self._look(known) is not None:
+            if known is None or self._files.identity(known) is not None:
                 return known  # (a kept move whose target is gone meanwhile is asked again)
         moved_to = self._files.renamed_to(path, anchor.blob, anchor.commit)
         if self._vcs:
