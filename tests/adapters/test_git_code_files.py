@@ -11,7 +11,7 @@ import pytest
 
 from memory_adapters.project.git_code_files import MAX_FILE_BYTES, GitCodeFiles, head_commit
 from memory_adapters.project.json_anchor_cache import JsonAnchorCache
-from memory_adapters.project.git_index import index_blobs, index_token
+from memory_adapters.project.git_index import index_blobs, index_token, paths_holding, read_index
 from memory_core.ports.anchor_cache import AnchorCache, CachedFile, CachedTree
 from memory_core.ports.code_files import FileIdentity, StatCodeFiles
 from memory_core.session.deadline import Deadline
@@ -149,6 +149,9 @@ def test_the_index_read_in_process_says_what_git_ls_files_says(repo, version):
     found = index_blobs(str(repo))
     found.pop("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", None)
     assert found == expected
+    data = read_index(str(repo))
+    for blob, paths in expected.items():  # the quick search finds what the parse finds (versions 2 and 3)
+        assert paths_holding(data, blob) == (None if version == "4" else paths)
 
 
 def test_the_index_token_changes_with_a_commit(repo):

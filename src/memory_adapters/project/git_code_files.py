@@ -10,7 +10,7 @@ import stat
 from typing import TYPE_CHECKING, Optional
 
 from memory_adapters.project.git_context_source import in_git_work_tree
-from memory_adapters.project.git_index import index_blobs, index_token
+from memory_adapters.project.git_index import parse_index, paths_holding, read_index, index_token
 from memory_core.ports.code_files import FileIdentity
 
 if TYPE_CHECKING:
@@ -85,6 +85,7 @@ class GitCodeFiles:
         self._git = in_git_work_tree(self.top)
         self._deadline = deadline
         self._index: Optional[dict[str, list[str]]] = None
+        self._index_bytes: Optional[bytes] = None
         self._renames: dict[str, dict[str, str]] = {}
         self._safe_dirs: dict[str, bool] = {}
         self._silent = False  # git did not answer in time during this check
@@ -93,6 +94,7 @@ class GitCodeFiles:
         """Forget what git said (the tree may have changed since) and bound git by `deadline`."""
         self._deadline = deadline
         self._index = None
+        self._index_bytes = None
         self._renames = {}
         self._safe_dirs = {}
         self._silent = False
@@ -139,8 +141,8 @@ class GitCodeFiles:
 
     def _renamed_to(self, path: str, blob: str, commit: str) -> Optional[str]:
         if blob:
-            for candidate in sorted(self._blobs().get(blob, ())):
-                if candidate != path and self.identity(candidate) is not None:
+            for candidate in sorted(self._holding(blob)):
+                if candidate != path and self.identity(candidate) is not None and self._holds(candidate, blob):
                     return candidate
         if commit and _COMMIT.match(commit):
             moved = self._renamed_since(commit).get(path)
@@ -191,10 +193,30 @@ class GitCodeFiles:
     def _timeout(self) -> float:
         return self._deadline.cap(GIT_TIMEOUT_S) if self._deadline is not None else GIT_TIMEOUT_S
 
+    def _holding(self, blob: str) -> list[str]:
+        """Tracked paths whose index entry has this blob id: the index's bytes searched in-process, else parsed,
+        else `git ls-files`."""
+        if self._index is None:
+            if self._index_bytes is None:
+                self._index_bytes = read_index(self.top) or b""
+            quick = paths_holding(self._index_bytes, blob)
+            if quick is not None:
+                return quick
+        return self._blobs().get(blob, [])
+
+    def _holds(self, path: str, blob: str) -> bool:
+        """Whether the file at `path` holds exactly `blob` today (an index entry names what was staged)."""
+        from memory_core.anchors.regions import git_blob_id
+
+        content = self.read(path)
+        return content is not None and git_blob_id(content) == blob
+
     def _blobs(self) -> dict[str, list[str]]:
         """{blob id: tracked paths holding it} from the index, once per check."""
         if self._index is None:
-            self._index = index_blobs(self.top)  # read in-process: no git process for the common case
+            if self._index_bytes is None:
+                self._index_bytes = read_index(self.top) or b""
+            self._index = parse_index(self._index_bytes) if self._index_bytes else None
         if self._index is None:
             output = _git(self.top, ["ls-files", "--stage", "-z", "--full-name"], self._timeout())
             self._index = {}

@@ -85,8 +85,8 @@ def parse_index(data: bytes) -> Optional[dict[str, list[str]]]:
     return blobs
 
 
-def index_blobs(top: str) -> Optional[dict[str, list[str]]]:
-    """The index's {blob id: paths}, or None when it cannot be read here (then `git ls-files` answers)."""
+def read_index(top: str) -> Optional[bytes]:
+    """The index file's bytes when this reader can use them (SHA-1, not too big), else None."""
     directory = git_dir(top)
     if directory is None or not sha1_repository(directory):
         return None
@@ -95,7 +95,40 @@ def index_blobs(top: str) -> Optional[dict[str, list[str]]]:
             data = handle.read(MAX_INDEX_BYTES + 1)
     except OSError:
         return None
-    return parse_index(data) if len(data) <= MAX_INDEX_BYTES else None
+    return data if len(data) <= MAX_INDEX_BYTES and data[:4] == b"DIRC" else None
+
+
+def index_blobs(top: str) -> Optional[dict[str, list[str]]]:
+    """The index's {blob id: paths}, or None when it cannot be read here (then `git ls-files` answers)."""
+    data = read_index(top)
+    return parse_index(data) if data is not None else None
+
+
+def paths_holding(data: bytes, blob: str) -> Optional[list[str]]:
+    """The paths a version 2 or 3 index lists with this blob id, found by searching for the id's bytes instead of
+    parsing every entry (a session start asks for one or two); None for another version (then `parse_index`).
+    A match is only a candidate: the caller makes sure the file there holds that blob."""
+    if len(data) < 12 or struct.unpack(">I", data[4:8])[0] not in (2, 3):
+        return None
+    try:
+        needle = bytes.fromhex(blob)
+    except ValueError:
+        return []
+    found, pos = [], data.find(needle, 12)
+    while pos != -1:
+        flags_at = pos + len(needle)
+        if flags_at + 2 <= len(data):
+            flags = struct.unpack(">H", data[flags_at:flags_at + 2])[0]
+            start = flags_at + 2 + (2 if flags & _EXTENDED else 0)
+            end = data.find(b"\0", start)
+            length = flags & 0xFFF  # the name's length (0xFFF: that long or longer)
+            if end != -1 and (flags >> 12) & 3 == 0 and (length == 0xFFF or end - start == length):
+                try:
+                    found.append(data[start:end].decode("utf-8"))
+                except UnicodeDecodeError:
+                    pass
+        pos = data.find(needle, pos + 1)
+    return found
 
 
 def index_token(top: str) -> Optional[str]:
