@@ -3,31 +3,32 @@ so a session start does not re-hash files that did not change."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Mapping, Optional, Protocol, runtime_checkable
+from types import MappingProxyType
+from typing import Mapping, NamedTuple, Optional, Protocol, runtime_checkable
 
 from memory_core.ports.code_files import FileIdentity
 
 
-@dataclass(frozen=True)
-class CachedFile:
+_EMPTY: Mapping = MappingProxyType({})
+
+
+class CachedFile(NamedTuple):  # NamedTuples, not dataclasses: a session start pays for each class it defines
     """One file as last read: its identity then, its git blob id, and the hash of each cited region in it
     (reference → hash; None when the region was not found)."""
 
     identity: FileIdentity
     blob: str
-    regions: Mapping[str, Optional[str]] = field(default_factory=dict)
+    regions: Mapping[str, Optional[str]] = _EMPTY
 
 
-@dataclass(frozen=True)
-class CachedTree:
+class CachedTree(NamedTuple):
     """What the last checks of one project kept: its cited files by repository-relative path, and where version
     control said vanished files went (`moves`: "path\0blob\0commit" → the new path, None for nowhere), valid
     while version control's state is still `vcs` (a token from StatCodeFiles.vcs_token)."""
 
-    files: Mapping[str, CachedFile] = field(default_factory=dict)
+    files: Mapping[str, CachedFile] = _EMPTY
     vcs: str = ""
-    moves: Mapping[str, Optional[str]] = field(default_factory=dict)
+    moves: Mapping[str, Optional[str]] = _EMPTY
 
 
 @runtime_checkable

@@ -3,8 +3,8 @@ deadline; each cited file read only when its stat identity differs from what the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Optional, Sequence
 
 from memory_core.anchors.anchor import Anchor
 from memory_core.anchors.marks import AnchorMarks
@@ -23,11 +23,10 @@ _NO_IDENTITY = FileIdentity(0, 0, 0, 0)  # code files that cannot stat: nothing 
 _UNREADABLE = object()  # there, but not readable (too big, not a regular file any more): judged by nobody
 
 
-@dataclass(frozen=True)
-class AnchorReport:
+class AnchorReport(NamedTuple):
     """What one check found: the states of each checked entry, and how many entries time did not allow."""
 
-    states: dict[str, list[AnchorState]] = field(default_factory=dict)
+    states: dict[str, list[AnchorState]]
     unchecked: int = 0
 
 
@@ -50,7 +49,7 @@ class CheckAnchors:
         todo = [(entry.id, mine) for entry in entries
                 if (mine := [a for a in entry.anchors if a.project == project_identity])]
         if not todo or not project_identity:
-            return AnchorReport()
+            return AnchorReport({})
         stat = isinstance(self._files, StatCodeFiles)
         if stat:
             self._files.new_check(deadline)
