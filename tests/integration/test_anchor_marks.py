@@ -86,3 +86,19 @@ def test_the_prompt_hook_marks_a_learning_whose_file_changed(shop):
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Never Split CSV Rows By Hand" in context
     assert "- Code check: src/csv_reader.py changed since this was learned" in context
+
+
+def test_search_says_what_the_check_found(shop):
+    from tests._helpers import run_app
+
+    home, project, store = shop
+    flags = ["--project-root", project, "--global-store", store]
+    found = run_app("memory_apps.cli", ["search", "--all", "--json", *flags, "dialect", "sample"], home)
+    assert found.returncode == 0, found.stderr
+    hits = {hit["name"]: hit for hit in json.loads(found.stdout)}
+    moved = hits["Detect The Dialect From A Sample"]["anchors"]
+    assert moved == [{"reference": "src/old_name.py", "state": "moved", "moved_to": "src/sniffing.py"}]
+    text = run_app("memory_apps.cli", ["search", "--all", *flags, "dialect", "sample"], home)
+    lines = text.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "Detect The Dialect From A Sample" in line)
+    assert "cites src/old_name.py, now src/sniffing.py" in lines[at + 1]  # the line under the hit
