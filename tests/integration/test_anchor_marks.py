@@ -1,6 +1,7 @@
 """Memories checked against the code they cite (issue 24, done-when): four learnings written through the writer in
 a git repository, then one cited file renamed, one deleted, one rewritten and one left alone. The session block
-marks the three (the move with the new path) and leaves the fourth unmarked; the prompt hook marks too."""
+marks the three (the move with the new path) and leaves the fourth unmarked; the prompt hook and search mark too.
+On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import subprocess
 
 import pytest
 
-from tests._helpers import PYTHON, TIMEOUT_S, app_env, git, run_hook, run_module, upsert_args, write_settings
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, git, run_app, run_module, upsert_args, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -28,8 +29,8 @@ LEARNINGS = [  # (name, the file it cites)
 
 
 @pytest.fixture(scope="module")
-def shop(tmp_path_factory):
-    """(home, project, store): the repository after the rename, the delete and the rewrite."""
+def shop(tmp_path_factory, module_backend):
+    """(home, project, store, env): the repository after the rename, the delete and the rewrite."""
     root = tmp_path_factory.mktemp("anchors")
     home, project, store = root / "home", root / "project", root / "store"
     home.mkdir()
@@ -43,7 +44,8 @@ def shop(tmp_path_factory):
     for name, cited in LEARNINGS:
         entry = {"name": name, "description": f"{name}: learned while reading {cited}, which holds the reason.",
                  "category": "patterns", "references": [cited]}
-        wrote = run_module("memory_apps.writer", upsert_args(store, project, entry), home, cwd=project)
+        wrote = run_module("memory_apps.writer", upsert_args(store, project, entry), home, cwd=project,
+                           env=module_backend.env)
         assert wrote.returncode == 0, wrote.stderr
     git(project, "mv", "src/old_name.py", "src/sniffing.py")
     git(project, "commit", "-qm", "rename")
@@ -51,7 +53,7 @@ def shop(tmp_path_factory):
     git(project, "commit", "-qm", "delete")
     (project / "src/csv_reader.py").write_text("import csv\n\n\ndef rows(stream, dialect):\n"
                                                "    return list(csv.reader(stream, dialect))\n")
-    return home, project, store
+    return home, project, store, module_backend.env
 
 
 def entry_section(block: str, name: str) -> str:
@@ -62,8 +64,9 @@ def entry_section(block: str, name: str) -> str:
 
 
 def test_the_session_block_marks_the_three_and_leaves_the_fourth(shop):
-    home, project, store = shop
-    done = run_hook(project, store, home)
+    home, project, store, env = shop
+    done = run_app("memory_apps.cli", ["hook", "session-start", "--global-store", store], home, env=env,
+                   stdin=json.dumps({"source": "startup", "cwd": str(project)}))
     assert done.returncode == 0, done.stderr
     block = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     marks = {name: entry_section(block, name) for name, _ in LEARNINGS}
@@ -75,12 +78,12 @@ def test_the_session_block_marks_the_three_and_leaves_the_fourth(shop):
 
 
 def test_the_prompt_hook_marks_a_learning_whose_file_changed(shop):
-    home, project, store = shop
+    home, project, store, env = shop
     payload = {"session_id": "prompt-session", "transcript_path": "/dev/null", "cwd": str(project),
                "hook_event_name": "UserPromptSubmit", "prompt": "why does src/csv_reader.py lose quoted fields?"}
     done = subprocess.run([PYTHON, "-m", "memory_apps.cli", "hook", "user-prompt-submit", "--global-store",
                            str(store)], input=json.dumps(payload), capture_output=True, text=True,
-                          timeout=TIMEOUT_S, env={**app_env(home), "CLAUDE_PROJECT_DIR": str(project)},
+                          timeout=TIMEOUT_S, env={**app_env(home, env), "CLAUDE_PROJECT_DIR": str(project)},
                           cwd=str(project))
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
@@ -89,16 +92,14 @@ def test_the_prompt_hook_marks_a_learning_whose_file_changed(shop):
 
 
 def test_search_says_what_the_check_found(shop):
-    from tests._helpers import run_app
-
-    home, project, store = shop
+    home, project, store, env = shop
     flags = ["--project-root", project, "--global-store", store]
-    found = run_app("memory_apps.cli", ["search", "--all", "--json", *flags, "dialect", "sample"], home)
+    found = run_app("memory_apps.cli", ["search", "--all", "--json", *flags, "dialect", "sample"], home, env=env)
     assert found.returncode == 0, found.stderr
     hits = {hit["name"]: hit for hit in json.loads(found.stdout)}
     moved = hits["Detect The Dialect From A Sample"]["anchors"]
     assert moved == [{"reference": "src/old_name.py", "state": "moved", "moved_to": "src/sniffing.py"}]
-    text = run_app("memory_apps.cli", ["search", "--all", *flags, "dialect", "sample"], home)
+    text = run_app("memory_apps.cli", ["search", "--all", *flags, "dialect", "sample"], home, env=env)
     lines = text.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if "Detect The Dialect From A Sample" in line)
     assert "cites src/old_name.py, now src/sniffing.py" in lines[at + 1]  # the line under the hit
