@@ -143,13 +143,16 @@ class ImportKnowledgeBank:
             return
         wanted = {e.entry_id: e for e in batch
                   if e.origin == "local" and e.references and not getattr(e, "anchors", None)}
+        anchored = {}
         for outcome in outcomes:
             if deadline is not None and deadline.expired():
-                return
+                break
             entry = wanted.get(outcome.entry_id) if outcome.status == "new" else None
             anchors = self._anchoring(project_root, entry.references) if entry is not None else ()
             if anchors:
-                self._store.set_anchors(outcome.entry_id, anchors)
+                anchored[outcome.entry_id] = anchors
+        for entry_id, anchors in anchored.items():  # (one transaction where the store offers it: see ADR 26)
+            self._store.set_anchors(entry_id, anchors)
 
     def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
                      when: str, timeout_s: float, session: bool = False) -> dict[str, Optional[str]]:
