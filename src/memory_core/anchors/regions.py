@@ -7,7 +7,6 @@ check can tell `current` from `changed`. Pure functions over text: the adapters 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -55,7 +54,18 @@ def parse_reference(text: str) -> Reference:
 
 def git_blob_id(content: bytes) -> str:
     """The id git gives this content as a blob (`git hash-object`), without running git."""
-    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+    return _hasher("sha1")(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def _hasher(name: str):
+    """The builtin module's hash (`_sha1`, `_sha256`: cheap to import), else hashlib's (which loads OpenSSL, a few
+    milliseconds of a session start that reads one cited file)."""
+    try:
+        return getattr(__import__(f"_{name}"), name)
+    except (ImportError, AttributeError):  # pragma: no cover - a Python built without them
+        import hashlib
+
+        return getattr(hashlib, name)
 
 
 def region_text(reference: Reference, text: str) -> Optional[str]:
@@ -77,7 +87,7 @@ def region_hash(reference: Reference, text: str) -> Optional[str]:
     if region is None:
         return None
     normal = "\n".join(line.rstrip() for line in region.splitlines()).strip("\n")
-    return hashlib.sha256(normal.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return _hasher("sha256")(normal.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def symbol_block(path: str, symbol: str, lines: list[str]) -> Optional[str]:

@@ -3,16 +3,14 @@ can act on (ADR 26)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from memory_core.anchors.regions import parse_reference
 
 CURRENT, CHANGED, MOVED, MISSING = "current", "changed", "moved", "missing"
 
 
-@dataclass(frozen=True)
-class AnchorState:
+class AnchorState(NamedTuple):  # not a dataclass: a session start pays for each class it defines
     """How an anchor stands today, and where the file is now when it moved."""
 
     reference: str

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 from pydantic import ValidationError
 
@@ -76,8 +76,10 @@ class ImportKnowledgeBank:
     """Brings markdown entries into the store; re-importing the same files changes nothing."""
 
     def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock, layout: ProjectLayout,
-                 keywords: Optional[TieredKeywords] = None, authorship: Optional[BankAuthorship] = None) -> None:
+                 keywords: Optional[TieredKeywords] = None, authorship: Optional[BankAuthorship] = None,
+                 anchoring: Optional[Callable[[str, Sequence[str]], tuple[Anchor, ...]]] = None) -> None:
         self._reader = reader
+        self._anchoring = anchoring  # (project root, references) → their anchors in that tree today (ADR 26)
         self._store = store
         self._clock = clock
         self._layout = layout
@@ -126,7 +128,8 @@ class ImportKnowledgeBank:
                     progress.batch_ended(len(outcomes))
             for outcome in outcomes:
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
-            self._anchor_created(parsed, outcomes)
+            self._anchor_new(project_root, todo[start:start + size], outcomes, deadline)
+            self._anchor_created(parsed, outcomes)  # after: the anchors a block carries win over today's tree
         # Without git's verdict on every file the import stays unmarked: a slow git on the first session must not
         # keep the user's own bank scoped for good; the next import (the background run's, with more time) asks again.
         if report.complete and report.decided:
@@ -141,6 +144,26 @@ class ImportKnowledgeBank:
         created = {outcome.entry_id for outcome in outcomes if outcome.status == "new"}
         anchored = {entry.entry_id: entry.anchors for entry in parsed if entry.anchors and entry.entry_id in created}
         if anchored:
+            import_anchors(self._store, anchored)
+
+    def _anchor_new(self, project_root: str, batch: list[KnowledgeEntry], outcomes,
+                    deadline: Optional[Deadline] = None) -> None:
+        """Anchor the new entries of the project's own bank whose block carried no anchors, in the project's tree
+        (the global store's blocks were learned elsewhere: their tree is not this one), while the deadline allows:
+        one left unanchored is only left unchecked (`confirm` anchors it)."""
+        if self._anchoring is None or not isinstance(self._store, EntryLifecycle):
+            return
+        wanted = {e.entry_id: e for e in batch
+                  if e.origin == "local" and e.references and not getattr(e, "anchors", None)}
+        anchored = {}
+        for outcome in outcomes:
+            if deadline is not None and deadline.expired():
+                break
+            entry = wanted.get(outcome.entry_id) if outcome.status == "new" else None
+            anchors = self._anchoring(project_root, entry.references) if entry is not None else ()
+            if anchors:
+                anchored[outcome.entry_id] = anchors
+        if anchored:  # one transaction, and no markdown owed: a bank's entries are not the audit trail's
             import_anchors(self._store, anchored)
 
     def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,

@@ -1,0 +1,80 @@
+"""JsonAnchorCache: the anchor cache as one private JSON file per project, `<global store>/anchors/<sha256 of the
+project identity>.json` (0600, replaced atomically), so a session start re-reads only the cited files that changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Optional
+
+from memory_adapters.fs.safe_files import atomic_write_text, read_text_no_follow
+from memory_core.ports.anchor_cache import CachedFile, CachedTree
+from memory_core.ports.code_files import FileIdentity
+
+VERSION = 1
+SETTLE_NS = 2_000_000_000
+"""As fs/file_identity.SETTLE_NS (not imported: it pulls in pathlib, ~10 ms of a session start): a file changed
+more recently than this may change again within its timestamp's granularity, so its identity is not kept."""
+MAX_FILES = 50_000  # a bound on one file's size; past it the cache simply stops growing
+MAX_MOVES = 5_000
+
+
+class JsonAnchorCache:
+    """Implements AnchorCache under a directory (the global store's `anchors/`)."""
+
+    def __init__(self, directory: str, clock_ns=time.time_ns) -> None:
+        self._directory = directory
+        self._clock_ns = clock_ns
+
+    def path(self, project: str) -> str:
+        """The cache file of one project."""
+        try:
+            from _sha256 import sha256  # the builtin module: hashlib would load OpenSSL on a session start's path
+        except ImportError:  # pragma: no cover - a Python built without it
+            from hashlib import sha256
+        return os.path.join(self._directory, sha256(project.encode("utf-8")).hexdigest()[:32] + ".json")
+
+    def load(self, project: str) -> CachedTree:
+        """What the last check kept (empty when there is no file, or it is unreadable or not this project's)."""
+        try:
+            data = json.loads(read_text_no_follow(self.path(project)))
+        except (OSError, ValueError):
+            return CachedTree()
+        if not isinstance(data, dict) or data.get("version") != VERSION or data.get("project") != project:
+            return CachedTree()
+        files, moves, vcs = data.get("files"), data.get("moves"), data.get("vcs")
+        return CachedTree(
+            {path: cached for path, raw in (files.items() if isinstance(files, dict) else ())
+             if isinstance(path, str) and (cached := _cached(raw)) is not None},
+            vcs if isinstance(vcs, str) else "",
+            {key: to for key, to in (moves.items() if isinstance(moves, dict) else ())
+             if isinstance(key, str) and (to is None or isinstance(to, str))})
+
+    def save(self, project: str, tree: CachedTree) -> None:
+        """Write what a check saw, leaving out files changed too recently for their identity to vouch for them
+        (a rewrite within the file system's timestamp granularity keeps the same mtime)."""
+        now = self._clock_ns()
+        kept = {path: {"identity": list(c.identity), "blob": c.blob, "regions": dict(c.regions)}
+                for path, c in tree.files.items()
+                if now - max(c.identity.mtime_ns, c.identity.ctime_ns) >= SETTLE_NS}
+        if len(kept) > MAX_FILES:
+            kept = dict(list(kept.items())[:MAX_FILES])
+        moves = dict(list(tree.moves.items())[:MAX_MOVES])
+        document = {"version": VERSION, "project": project, "files": kept, "vcs": tree.vcs, "moves": moves}
+        try:
+            os.makedirs(self._directory, mode=0o700, exist_ok=True)
+            atomic_write_text(self.path(project), json.dumps(document, separators=(",", ":")), mode=0o600, sync=False)
+        except OSError:
+            pass  # only costs a re-read next time
+
+
+def _cached(raw: object) -> Optional[CachedFile]:
+    if not isinstance(raw, dict):
+        return None
+    identity, blob, regions = raw.get("identity"), raw.get("blob"), raw.get("regions", {})
+    if (not isinstance(identity, list) or len(identity) != 4 or not all(isinstance(v, int) for v in identity)
+            or not isinstance(blob, str) or not isinstance(regions, dict)):
+        return None
+    return CachedFile(FileIdentity(*identity), blob,
+                      {k: v for k, v in regions.items() if isinstance(k, str) and (v is None or isinstance(v, str))})

@@ -1,0 +1,44 @@
+"""Anchor-cache port: per project, what each cited file held when it was last read, by file identity (ADR 26),
+so a session start does not re-hash files that did not change."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Mapping, NamedTuple, Optional, Protocol, runtime_checkable
+
+from memory_core.ports.code_files import FileIdentity
+
+
+_EMPTY: Mapping = MappingProxyType({})
+
+
+class CachedFile(NamedTuple):  # NamedTuples, not dataclasses: a session start pays for each class it defines
+    """One file as last read: its identity then, its git blob id, and the hash of each cited region in it
+    (reference → hash; None when the region was not found)."""
+
+    identity: FileIdentity
+    blob: str
+    regions: Mapping[str, Optional[str]] = _EMPTY
+
+
+class CachedTree(NamedTuple):
+    """What the last checks of one project kept: its cited files by repository-relative path, and where version
+    control said vanished files went (`moves`: "path\0blob\0commit" → the new path, None for nowhere), valid
+    while version control's state is still `vcs` (a token from StatCodeFiles.vcs_token)."""
+
+    files: Mapping[str, CachedFile] = _EMPTY
+    vcs: str = ""
+    moves: Mapping[str, Optional[str]] = _EMPTY
+
+
+@runtime_checkable
+class AnchorCache(Protocol):
+    """Keeps the files of one project as last read, between checks."""
+
+    def load(self, project: str) -> CachedTree:
+        """What the last check of this project kept (empty when nothing, or unusable)."""
+        ...
+
+    def save(self, project: str, tree: CachedTree) -> None:
+        """Replace what is kept for this project (best effort: a failure only costs a re-read next time)."""
+        ...

@@ -1,0 +1,166 @@
+"""GitCodeFiles and JsonAnchorCache (issue 24): a real git repository's files read safely, renames found by blob
+and by git's rename detection, and the per-project cache private, atomic and settled."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+
+import pytest
+
+from memory_adapters.project.git_code_files import MAX_FILE_BYTES, GitCodeFiles, head_commit
+from memory_adapters.project.json_anchor_cache import JsonAnchorCache
+from memory_adapters.project.git_index import index_blobs, index_token, paths_holding, read_index
+from memory_core.ports.anchor_cache import AnchorCache, CachedFile, CachedTree
+from memory_core.ports.code_files import FileIdentity, StatCodeFiles
+from memory_core.session.deadline import Deadline
+
+
+def git(root, *args):
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("def a():\n    return 1\n")
+    (root / "src" / "b.py").write_text("def b():\n    return 2\n" * 20)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "one")
+    return root
+
+
+def test_reads_regular_files_only_inside_the_root(repo, tmp_path):
+    (tmp_path / "secret").write_text("key")
+    os.symlink(tmp_path / "secret", repo / "link.py")
+    os.symlink(repo / "src", repo / "linked_dir")
+    files = GitCodeFiles(str(repo))
+    assert isinstance(files, StatCodeFiles)
+    assert files.read("src/a.py") == b"def a():\n    return 1\n"
+    for path in ("link.py", "linked_dir/a.py", "../secret", "/etc/passwd", "src", "src/none.py", ""):
+        assert files.read(path) is None, path
+        assert files.identity(path) is None, path
+    assert files.identity("src/a.py").size == len(b"def a():\n    return 1\n")
+
+
+def test_a_subdirectory_root_reads_from_the_repository_top(repo):
+    assert GitCodeFiles(str(repo / "src")).read("src/a.py") is not None
+
+
+def test_too_big_a_file_is_there_but_not_read(repo):
+    (repo / "big.txt").write_bytes(b"x" * (MAX_FILE_BYTES + 1))
+    files = GitCodeFiles(str(repo))
+    assert files.read("big.txt") is None and files.identity("big.txt") is not None
+
+
+def test_a_moved_file_is_found_by_its_blob_and_an_edited_move_by_git(repo):
+    from memory_core.anchors.regions import git_blob_id
+
+    commit = head_commit(str(repo))
+    assert len(commit) == 40
+    blob_a = git_blob_id((repo / "src" / "a.py").read_bytes())
+    blob_b = git_blob_id((repo / "src" / "b.py").read_bytes())
+    git(repo, "mv", "src/a.py", "src/renamed.py")
+    git(repo, "mv", "src/b.py", "src/b2.py")
+    with open(repo / "src" / "b2.py", "a") as out:
+        out.write("# edited after the move\n")
+    git(repo, "commit", "-qam", "move")
+    files = GitCodeFiles(str(repo))
+    assert files.renamed_to("src/a.py", blob_a) == "src/renamed.py"
+    assert files.renamed_to("src/b.py", blob_b) is None  # no exact blob, and no commit to diff from
+    assert files.renamed_to("src/b.py", blob_b, commit) == "src/b2.py"
+    assert files.renamed_to("src/b.py", blob_b, "--output=x") is None  # never an option
+
+
+def test_no_git_no_rename_and_no_head(tmp_path):
+    (tmp_path / "plain").mkdir()
+    files = GitCodeFiles(str(tmp_path / "plain"))
+    assert files.renamed_to("a.py", "0" * 40, "0" * 40) is None
+    assert head_commit(str(tmp_path / "plain")) == ""
+
+
+def test_git_is_not_started_once_the_deadline_has_passed(repo):
+    class Spent:
+        def monotonic(self):
+            return 10.0
+
+        def wait(self, event, timeout):
+            return False
+
+    from memory_core.anchors.regions import git_blob_id
+
+    blob, commit = git_blob_id((repo / "src" / "b.py").read_bytes()), head_commit(str(repo))
+    git(repo, "mv", "src/b.py", "src/c.py")
+    with open(repo / "src" / "c.py", "a") as out:
+        out.write("# edited: only git's rename detection finds it\n")
+    git(repo, "commit", "-qam", "move and edit")
+    files = GitCodeFiles(str(repo))
+    files.new_check(Deadline(Spent(), 5.0))
+    assert files.renamed_to("src/b.py", blob, commit) is None
+    assert files.vcs_token() is None  # git's silence is not an answer to keep
+    files.new_check(None)
+    assert files.renamed_to("src/b.py", blob, commit) == "src/c.py"
+    assert files.vcs_token() is not None
+
+
+def test_the_cache_round_trips_privately_and_drops_what_changed_too_recently(tmp_path):
+    now = 100 * 10**9
+    cache = JsonAnchorCache(str(tmp_path / "anchors"), clock_ns=lambda: now)
+    assert isinstance(cache, AnchorCache)
+    old = CachedFile(FileIdentity(3, 10**9, 7, 10**9), "b" * 40, {"a.py#f": "r", "a.py:9": None})
+    recent = CachedFile(FileIdentity(3, now - 10, 8, now - 10), "c" * 40, {})
+    cache.save("git:x", CachedTree({"a.py": old, "b.py": recent}, "tok", {"c.py\0b\0": "d.py", "e.py\0b\0": None}))
+    assert cache.load("git:x") == CachedTree({"a.py": old}, "tok", {"c.py\0b\0": "d.py", "e.py\0b\0": None})
+    assert cache.load("git:y") == CachedTree()
+    path = cache.path("git:x")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    with open(path, "w") as out:
+        out.write("{not json")
+    assert cache.load("git:x") == CachedTree()
+
+
+def ls_files(root) -> dict:
+    out = subprocess.run(["git", "-C", str(root), "ls-files", "--stage", "-z"], capture_output=True, check=True).stdout
+    found: dict = {}
+    for record in out.split(b"\0"):
+        if record:
+            meta, _, name = record.partition(b"\t")
+            found.setdefault(meta.split()[1].decode(), []).append(name.decode())
+    return found
+
+
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_the_index_read_in_process_says_what_git_ls_files_says(repo, version):
+    for i in range(12):  # long and short names, shared prefixes (version 4 compresses them)
+        (repo / "src" / ("deep" * (i % 3)) / f"file_{'x' * i}.py").parent.mkdir(parents=True, exist_ok=True)
+        (repo / "src" / ("deep" * (i % 3)) / f"file_{'x' * i}.py").write_text(f"v = {i}\n")
+    (repo / "src" / "caf\u00e9.py").write_text("n = 1\n")
+    git(repo, "add", ".")
+    (repo / "intent.py").write_text("later = 1\n")
+    git(repo, "add", "-N", "intent.py")  # an intent-to-add entry carries the extended flags (version 3+)
+    git(repo, "update-index", "--index-version", version)
+    expected = ls_files(repo)
+    expected.pop("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", None)  # intent-to-add: the empty blob
+    found = index_blobs(str(repo))
+    found.pop("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", None)
+    assert found == expected
+    data = read_index(str(repo))
+    for blob, paths in expected.items():  # the quick search finds what the parse finds (versions 2 and 3)
+        assert paths_holding(data, blob) == (None if version == "4" else paths)
+
+
+def test_the_index_token_changes_with_a_commit(repo):
+    before = index_token(str(repo))
+    assert before and index_token(str(repo)) == before
+    (repo / "src" / "new.py").write_text("x = 1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "two")
+    assert index_token(str(repo)) != before
+    files = GitCodeFiles(str(repo))
+    assert files.vcs_token() == index_token(str(repo))
+    assert GitCodeFiles(str(repo.parent)).vcs_token() is None  # not a repository
