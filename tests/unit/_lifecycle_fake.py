@@ -63,3 +63,10 @@ class LifecycleStore(InMemoryEntryStore):
     def _record(self, event: Optional[HistoryEvent]) -> None:
         if event is not None:
             self.events.append(event)
+
+
+def _aliases(self) -> dict[str, str]:
+    return {old: self.resolve(old) for old in self.alias}
+
+
+LifecycleStore.aliases = _aliases

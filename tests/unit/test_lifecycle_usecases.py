@@ -119,3 +119,23 @@ def test_review_lists_the_three_queues_in_a_stable_order():
         tuple(sorted((ids[1], ids[2]))) + (0.95,), tuple(sorted((ids[3], ids[4]))) + (0.91,)]
     assert [r.entry.id for r in queues.superseded] == [old]
     assert not queues.empty()
+
+
+def test_locate_finds_live_retired_and_edited_ids_by_prefix():
+    from memory_core.policies.entry_ids import AmbiguousId
+    from memory_core.usecases.lifecycle.locate import locate
+
+    store, clock = LifecycleStore(), FakeClock()
+    live = stored(store, clock, "Quote every CSV field.")
+    gone = stored(store, clock, "Split on commas.")
+    Retire(store, clock).run(gone, "wrong", ACTOR)
+    store.alias["abcd0123456789ef"] = live
+    assert locate(store, store, live[:6]).entry.id == live
+    found = locate(store, store, gone[:6])
+    assert (found.entry, found.retired.entry.id) == (None, gone)
+    edited = locate(store, store, "abcd01")
+    assert (edited.entry_id, edited.edited_from) == (live, "abcd0123456789ef")
+    assert locate(store, store, "0" * 16) is None
+    store.alias["abcd0fffffffffff"] = live
+    with pytest.raises(AmbiguousId):
+        locate(store, store, "abcd0")
