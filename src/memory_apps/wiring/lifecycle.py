@@ -1,8 +1,9 @@
-"""The lifecycle use cases' recipes (ADR 26): retire, restore, supersede, confirm and review, with the seams to
-the anchor check (`check_anchors_for`, `anchors_for`) and the near-duplicate finder (`near_duplicate_pairs`)."""
+"""The lifecycle use cases' recipes (ADR 26): retire, restore, supersede, confirm and review, with the seam to
+the near-duplicate finder (`near_duplicate_pairs`)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Optional, Sequence
 
 
@@ -38,32 +39,30 @@ def supersede(store, clock, remember, reconcile):
     return Supersede(store=store, lifecycle=store, clock=clock, remember=remember, reconcile=reconcile)
 
 
-def confirm(store, clock, reconcile, project_root: Optional[str]):
-    """Re-anchors an entry to the project's code as it is today."""
+def confirm(store, clock, reconcile, code_files, layout, project_root: Optional[str]):
+    """Re-anchors an entry to the project's code as it is today (anchors taken as a writer takes them)."""
+    from memory_adapters.project.git_code_files import head_commit
+    from memory_core.usecases.check_anchors import anchors_for
     from memory_core.usecases.lifecycle.changes import Confirm
 
-    return Confirm(store=store, lifecycle=store, clock=clock, anchors_for=anchors_for(project_root or "."),
-                   reconcile=reconcile)
+    root = project_root or os.getcwd()
+
+    def today(references: Sequence[str]):
+        return anchors_for(references, code_files, layout.identity(root), head_commit(root))
+
+    return Confirm(store=store, lifecycle=store, clock=clock, anchors_for=today, reconcile=reconcile)
 
 
-def review(store, project_root: Optional[str]):
-    """The review queues of the project's entries: stale citations, near-duplicates, superseded entries."""
+def review(store, check_anchors, layout, project_root: Optional[str]):
+    """The review queues: stale citations (judged in this project only), near-duplicates, superseded entries."""
     from memory_core.usecases.lifecycle.review import Review
 
-    return Review(store=store, lifecycle=store, stale_check=check_anchors_for(project_root or "."),
-                  duplicate_pairs=near_duplicate_pairs(store))
+    identity = layout.identity(project_root or os.getcwd())
 
+    def stale(entries: Sequence[Any]):
+        return check_anchors.states(entries, identity)  # a command a human waits for: no deadline
 
-def anchors_for(project_root: str):
-    """Today's anchors of references in this project (i24-check's anchoring)."""
-    raise NotImplementedError("anchors_for: wired when the anchor check lands")  # swapped on merge
-
-
-def check_anchors_for(project_root: str):
-    """The anchor states of entries, judged in this project only (i24-check's CheckAnchors)."""
-    def states(entries: Sequence[Any]) -> dict:
-        return {}
-    return states  # swapped on merge
+    return Review(store=store, lifecycle=store, stale_check=stale, duplicate_pairs=near_duplicate_pairs(store))
 
 
 def near_duplicate_pairs(store):

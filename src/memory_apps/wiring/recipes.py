@@ -155,8 +155,9 @@ RECIPES: dict[str, Recipe] = {  # each after the recipes it needs: the container
     "retire": Recipe(lifecycle.retire, needs=("store", "clock", "reconcile"), shared=False),
     "restore": Recipe(lifecycle.restore, needs=("store", "clock", "reconcile"), shared=False),
     "supersede": Recipe(lifecycle.supersede, needs=("store", "clock", "remember", "reconcile"), shared=False),
-    "confirm": Recipe(lifecycle.confirm, values=("project_root",), needs=("store", "clock", "reconcile"),
-                      shared=False),
-    "review": Recipe(lifecycle.review, values=("project_root",), needs=("store",), shared=False),
+    "confirm": Recipe(lifecycle.confirm, values=("project_root",),
+                      needs=("store", "clock", "reconcile", "code_files", "layout"), shared=False),
+    "review": Recipe(lifecycle.review, values=("project_root",), needs=("store", "check_anchors", "layout"),
+                     shared=False),
 }
 """Every collaborator the apps ask a wiring for, by name (`container.store()`, `wiring.session_start()`)."""
