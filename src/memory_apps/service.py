@@ -254,6 +254,13 @@ class MemoryService:
         with self._lock:
             return locate(self.container.store(), self._lifecycle(), text)
 
+    def sees(self, entry: Entry) -> bool:
+        """Whether this project's sessions may read the entry (universal, or kept to this project: ADR 23)."""
+        with self._lock:
+            if self._scopes is None:
+                self._scopes = project_scopes(self.project_root)  # a git lookup: once per service
+            return entry.scope is None or entry.scope in self._scopes
+
     def retire(self, entry_id: str, reason: str = "") -> Optional[Entry]:
         """Take a live entry out of injection and search (kept, with its history, restorable); the retired entry,
         or None when the id names no live entry."""
