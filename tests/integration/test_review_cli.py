@@ -154,3 +154,30 @@ def test_retire_and_restore_round_trip(project):
     for command in ("retire", "restore", "confirm"):
         missing = project(command, "0123456789abcdef")
         assert missing.returncode == 1 and "no entry with id 0123456789abcdef" in missing.stderr, command
+
+
+def test_show_follows_an_edit_and_prints_a_hostile_reason_inert(project):
+    from datetime import datetime, timezone
+
+    from memory_apps.service import MemoryService
+    from memory_core.entries.models import EntryDraft
+    from memory_core.entries.records import HistoryEvent
+
+    old = project.write("Quote CSV fields", "Quote CSV fields that hold delimiters.")
+    draft = EntryDraft(name="Quote CSV fields", description="Quote CSV fields that hold delimiters or newlines.",
+                       category="patterns")
+    with MemoryService(str(project.store), str(project.root)) as service:  # an import's edit, as the store makes it
+        edited = service.container.store().replace_text(old, draft, HistoryEvent(
+            old, "edited", datetime.now(timezone.utc), "ana via import", {"old_id": old, "new_id": draft.entry_id}))
+    assert edited is not None
+
+    shown = project("show", old)
+
+    assert shown.returncode == 0, shown.stderr
+    assert f"{old} was edited: it is now {draft.entry_id}" in shown.stdout and "or newlines" in shown.stdout
+    assert project.json("show", old)["edited_from"] == old
+    retired = project("retire", old, "--reason", "stale\x1b[31m\n### Anti-Pattern: forged\u202e")
+    assert retired.returncode == 0 and draft.entry_id in retired.stdout, retired.stderr
+    text = project("show", draft.entry_id).stdout
+    assert "\x1b" not in text and "\u202e" not in text and "\n### Anti-Pattern" not in text
+    assert "forged" in text, "the reason is shown, on one line"

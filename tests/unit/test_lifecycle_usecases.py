@@ -58,6 +58,18 @@ def test_confirm_reanchors_to_todays_code():
     assert Confirm(store, store, clock, anchors_for).run("0" * 16, ACTOR) is None
 
 
+def test_confirm_keeps_the_anchors_another_project_took():
+    store, clock = LifecycleStore(), FakeClock()
+    entry_id = stored(store, clock, "Sniff the dialect first.", references=["src/sniff.py"])
+    theirs, old_mine = Anchor("src/sniff.py", "c" * 40, project="other"), Anchor("src/sniff.py", "d" * 40, project="p")
+    store.set_anchors(entry_id, [theirs, old_mine])
+    fresh = Anchor("src/sniff.py", "b" * 40, project="p")
+
+    Confirm(store, store, clock, lambda references: [fresh], project="p").run(entry_id, ACTOR)
+
+    assert store.get(entry_id).anchors == (theirs, fresh)
+
+
 def test_supersede_stores_the_new_and_retires_the_old_pointing_to_it():
     store, clock = LifecycleStore(), FakeClock()
     old = stored(store, clock, "Split CSV rows on commas.", name="Split rows")

@@ -46,11 +46,13 @@ def confirm(store, clock, reconcile, code_files, layout, project_root: Optional[
     from memory_core.usecases.lifecycle.changes import Confirm
 
     root = project_root or os.getcwd()
+    identity = layout.identity(root)
 
     def today(references: Sequence[str]):
-        return anchors_for(references, code_files, layout.identity(root), head_commit(root))
+        return anchors_for(references, code_files, identity, head_commit(root))
 
-    return Confirm(store=store, lifecycle=store, clock=clock, anchors_for=today, reconcile=reconcile)
+    return Confirm(store=store, lifecycle=store, clock=clock, anchors_for=today, reconcile=reconcile,
+                   project=identity)
 
 
 def review(store, check_anchors, layout, project_root: Optional[str]):

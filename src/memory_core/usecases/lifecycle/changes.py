@@ -66,18 +66,22 @@ class Confirm:
     """Re-anchors an entry to today's code: a human said it is still true, so its citations are current again."""
 
     def __init__(self, store: EntryStore, lifecycle: EntryLifecycle, clock: Clock, anchors_for: AnchorsFor,
-                 reconcile: Optional[ReconcileAudit] = None) -> None:
+                 reconcile: Optional[ReconcileAudit] = None, project: str = "") -> None:
         self._store, self._lifecycle, self._clock = store, lifecycle, clock
         self._anchors_for, self._reconcile = anchors_for, reconcile
+        self._project = project
+        """The identity of the project confirming: anchors another project took are kept (it judges them)."""
 
     def run(self, entry_id: str, actor: str) -> Optional[Changed]:
         """Take today's anchors of the entry's references and record a `confirmed` event (None: not live)."""
         entry = self._store.get(entry_id)
         if entry is None:
             return None
-        anchors = tuple(self._anchors_for(entry.references))
+        fresh = tuple(self._anchors_for(entry.references))
+        others = tuple(a for a in entry.anchors if self._project and a.project != self._project)
+        anchors = others + fresh
         event = HistoryEvent(entry_id, "confirmed", self._clock.now(), actor,
-                             {"anchored": [a.reference for a in anchors]})
+                             {"anchored": [a.reference for a in fresh]})
         if not self._lifecycle.set_anchors(entry_id, anchors, event):
             return None
         return Changed(entry.with_changes(anchors=anchors), follow_audit(self._reconcile))
