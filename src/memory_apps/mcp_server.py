@@ -72,6 +72,24 @@ class StoredMemory(BaseModel):
     superseded: Optional[str] = None
 
 
+class CitationState(BaseModel):
+    """How one citation a learning took in this project stands in its code today (ADR 26)."""
+
+    reference: str
+    state: str
+    """`current`, `changed` (the file or the cited region differs), `moved` (see moved_to) or `missing`."""
+    moved_to: Optional[str] = None
+    note: str = ""
+    """The line to act on ("cites src/old.py, now src/new.py"); "" when current."""
+
+
+def citation_states(states) -> list[CitationState]:
+    """A learning's checked citations as the tools return them, stored paths on one line."""
+    return [CitationState(reference=one_line(s.reference), state=s.state,
+                          moved_to=one_line(s.moved_to) if s.moved_to else None, note=one_line(s.note()))
+            for s in states]
+
+
 class MemoryHit(BaseModel):
     """One search result."""
 
@@ -82,6 +100,8 @@ class MemoryHit(BaseModel):
     score: float
     relevance: Optional[float]
     good_match: bool
+    citations: list[CitationState] = []
+    """Its citations of this project's code, checked now (empty when it cites none of this project's files)."""
 
 
 class SearchResults(BaseModel):
@@ -106,6 +126,8 @@ class MemoryEntry(BaseModel):
     confidence: str
     observation_count: int
     source_project: Optional[str]
+    citations: list[CitationState] = []
+    """Its citations of this project's code, checked now (empty when it cites none of this project's files)."""
 
 
 class Memories(BaseModel):
@@ -219,7 +241,7 @@ def build_server(service: MemoryService):
         hits = [MemoryHit(id=r.entry.id, name=one_line(r.entry.name), category=r.entry.category,
                           description=strip_controls(r.entry.description), score=round(r.score, 4),
                           relevance=None if r.relevance is None else round(r.relevance, 3),
-                          good_match=found.is_good(r))
+                          good_match=found.is_good(r), citations=citation_states(found.anchors.get(r.entry.id, [])))
                 for r in found.selected]
         note = None
         if not any(hit.good_match for hit in hits):
@@ -237,7 +259,8 @@ def build_server(service: MemoryService):
         """Read learnings by id (the model reads GET_DESCRIPTION)."""
         found = await in_thread(lambda: service.get_many(ids))
         retired = await in_thread(lambda: _retired_or_edited(service, found))
-        return Memories(entries=[shown_entry(e) for e in found.entries],
+        states = await in_thread(lambda: service.citations(found.entries)) if found.entries else {}
+        return Memories(entries=[shown_entry(e, states.get(e.id, ())) for e in found.entries],
                         not_found=[one_line(text) for text in found.not_found], retired=retired)
 
     # Destructive (it removes a learning) and idempotent: deleting again changes nothing more; the repeat only
@@ -280,13 +303,15 @@ def _retired_or_edited(service: MemoryService, found) -> list[RetiredMemory]:
     return retired
 
 
-def shown_entry(entry) -> MemoryEntry:
-    """An entry as get_memory returns it: stored text inert (ADR 13), names and list items on one line."""
+def shown_entry(entry, states=()) -> MemoryEntry:
+    """An entry as get_memory returns it: stored text inert (ADR 13), names and list items on one line, with its
+    checked citations (`states`)."""
     return MemoryEntry(id=entry.id, name=one_line(entry.name), category=entry.category,
                        description=strip_controls(entry.description), reasoning=strip_controls(entry.reasoning),
                        references=[one_line(r) for r in entry.references], keywords=[one_line(k) for k in entry.keywords],
                        confidence=entry.confidence, observation_count=entry.observation_count,
-                       source_project=one_line(entry.source_project) if entry.source_project else None)
+                       source_project=one_line(entry.source_project) if entry.source_project else None,
+                       citations=citation_states(states))
 
 
 def serve(global_store: Optional[str], project_root: Optional[str]) -> int:

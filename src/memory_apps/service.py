@@ -22,7 +22,12 @@ from memory_core.entries.models import Entry, EntryDraft
 from memory_core.entries.request_checks import (
     MAX_LIMIT, check_category, check_ids, check_limit, check_query, plain_error,
 )
+from memory_core.anchors.states import AnchorState
 from memory_core.usecases.retrieve import Retrieval
+
+
+CHECK_S = 2.0
+"""How long a search or a look-up waits for the check of its results' citations (a slow git is left out)."""
 
 
 @dataclass
@@ -164,7 +169,29 @@ class MemoryService:
             if self._scopes is None:
                 self._scopes = project_scopes(self.project_root)  # a git lookup: once per service
             found = self._retrieval.current().search(query, limit, category, scopes=self._scopes)
+        found = self._checked(found)
         return found if include_weak else replace(found, selected=found.good_matches())
+
+    def citations(self, entries: Sequence[Entry]) -> dict[str, list[AnchorState]]:
+        """How the citations these entries took in this project stand in its tree today, by entry id: `current`,
+        `changed`, `moved` (with `moved_to`) or `missing`; entries with no such citation are absent (ADR 26)."""
+        from memory_core.session.deadline import Deadline, MonotonicTicker
+
+        with self._lock:
+            if self._scopes is None:
+                self._scopes = project_scopes(self.project_root)  # a git lookup: once per service
+            check = self.container.anchor_checks()(self.project_root)
+            return check.states(entries, self._scopes[0], Deadline.after(MonotonicTicker(), CHECK_S))
+
+    def _checked(self, found: Retrieval) -> Retrieval:
+        """A search's results with their citations checked, those citing only missing files after the others."""
+        from memory_core.usecases.check_anchors import lowered_last, marks_of, AnchorReport
+
+        states = self.citations([r.entry for r in found.selected]) if any(
+            r.entry.anchors for r in found.selected) else {}
+        if not states:
+            return found
+        return replace(found, selected=lowered_last(found.selected, marks_of(AnchorReport(states))), anchors=states)
 
     def resolve_id(self, text: str) -> Optional[str]:
         """The full id an id or unique prefix (4+ hex characters) names, or None; InvalidEntry for a malformed id,

@@ -14,6 +14,7 @@ from memory_core.errors import InvalidEntry, StorageError
 from memory_core.entries.request_checks import MAX_LIMIT, check_limit, check_query
 from memory_core.safety.inert import one_line
 from memory_core.entries.records import CATEGORIES
+from memory_core.usecases.check_anchors import notes
 
 if TYPE_CHECKING:
     from memory_apps.service import MemoryService
@@ -34,7 +35,8 @@ def search_command(args: argparse.Namespace) -> int:
     except InvalidEntry as exc:
         return _invalid(exc)
     if args.json:
-        print(dumps([_search_hit(r, found.is_good(r) if args.all else None) for r in found.selected]))
+        print(dumps([_search_hit(r, found.is_good(r) if args.all else None, found.anchors.get(r.entry.id, []))
+                     for r in found.selected]))
         return 0
     if not found.selected:
         if found.total == 0:
@@ -44,18 +46,25 @@ def search_command(args: argparse.Namespace) -> int:
                   f"(`iflow-memory search --all ...` shows the closest entries anyway)")
         return 0
     columns = ["relevance", "score", "id", "category", "name"] + (["match"] if args.all else [])
-    rows = [(_relevance_text(r.relevance), f"{r.score:.3f}", r.entry.id, r.entry.category, r.entry.name)
-            + (("good" if found.is_good(r) else "weak",) if args.all else ()) for r in found.selected]
+    rows = []
+    for r in found.selected:
+        rows.append((_relevance_text(r.relevance), f"{r.score:.3f}", r.entry.id, r.entry.category, r.entry.name)
+                    + (("good" if found.is_good(r) else "weak",) if args.all else ()))
+        marked = notes(found.anchors.get(r.entry.id, []))
+        if marked:  # a line under the hit: what the check of its citations found (ADR 26)
+            rows.append(("", "", "", "", f"  {marked}") + (("",) if args.all else ()))
     print(table(columns, rows, [0, 0, 0, 0, 70, 0], right=[0, 1], whole=[0, 1, 2, 3]))
     return 0
 
 
-def _search_hit(ranked, good: Optional[bool]) -> dict:
-    """One result as JSON: the entry, its score and relevance (and with --all whether it is a good match)."""
+def _search_hit(ranked, good: Optional[bool], states=()) -> dict:
+    """One result as JSON: the entry, its score and relevance (and with --all whether it is a good match), and
+    `anchors`: how each citation it took in this project stands today ({reference, state, moved_to})."""
     data = entry_dict(ranked.entry, ranked.score)
     data["relevance"] = None if ranked.relevance is None else round(ranked.relevance, 3)
     if good is not None:
         data["good_match"] = good
+    data["anchors"] = [{"reference": s.reference, "state": s.state, "moved_to": s.moved_to} for s in states]
     return data
 
 

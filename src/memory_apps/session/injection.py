@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional, Sequence
 from memory_apps.config import MemoryConfig
 from memory_apps.wiring.values import DB_FILENAME
 from memory_apps.session.tracking import write_tracking
+from memory_core.anchors.marks import AnchorMarks
 from memory_core.ranking.budget import fit_to_budget
 from memory_core.ranking.context_query import display_query
 from memory_core.session.deadline import Deadline
@@ -83,7 +84,8 @@ def _signal(name: str, report) -> str:
     return f"{name}: {report.reason}"
 
 
-def diagnostic_line(result: Retrieval, step: str = "", importing: object = 0) -> str:
+def diagnostic_line(result: Retrieval, step: str = "", importing: object = 0,
+                    marks: Optional[AnchorMarks] = None) -> str:
     """The I10 diagnostic line: `active` only when vectors were really compared; `degraded` when the vector step
     did not finish in time or failed; `off` when there were no vectors to compare. Both rank by keywords and
     prominence, and say why."""
@@ -100,9 +102,11 @@ def diagnostic_line(result: Retrieval, step: str = "", importing: object = 0) ->
             reasons.append(_signal("fts5", result.keyword))
         word = "degraded" if step == DEGRADED else "off"
         state = f"{word} ({counts}; {'; '.join(reasons)})"
+    checked = marks.diagnostic([r.entry.id for r in result.selected]) if marks is not None else ""
     return (
         f"*Memory: {len(result.selected)} entries from {result.total} | semantic: {state} "
-        f'| context: "{display_query(result.context_query)}" | model: {result.model or "none"}*'
+        f'| context: "{display_query(result.context_query)}" | model: {result.model or "none"}'
+        + (f" | code: {checked}" if checked else "") + "*"
     )
 
 
@@ -120,20 +124,24 @@ def semantic_record(result: Retrieval, project: str, now: datetime) -> dict:
 
 
 def render_semantic_block(result: Retrieval, max_chars: int, step: str = SEMANTIC, importing: object = 0,
-                          style: str = "full") -> str:
+                          style: str = "full", marks: Optional[AnchorMarks] = None) -> str:
     """The I10 block with the data fence, kept within `max_chars` (longest descriptions shortened first); the
     `index` style prints the best few in full and one line for each of the others (`shown_in_full` says which)."""
+    marks = marks or AnchorMarks()
     if style == INDEX:
-        return _render_index_block(result, max_chars, step, importing)
+        return _render_index_block(result, max_chars, step, importing, marks)
+
+    def shown_entry(r: RankedEntry) -> str:
+        return render_entry(r.entry, marks.note(r.entry.id))
 
     def render(items) -> str:
         groups = group_by_category(items, lambda r: r.entry.category)
-        sections = [(c, [render_entry(r.entry) for r in members]) for c, members in groups]
+        sections = [(c, [shown_entry(r) for r in members]) for c, members in groups]
         shown = replace(result, selected=list(items))
-        return render_block(sections, diagnostic_line(shown, step, importing) + "\n\n" + FENCE)
+        return render_block(sections, diagnostic_line(shown, step, importing, marks) + "\n\n" + FENCE)
 
     result.selected = fit_to_budget(result.selected, lambda r: r.entry, lambda r, e: RankedEntry(e, r.score),
-                                    render, max_chars, lambda r: len(render_entry(r.entry)) + 2)
+                                    render, max_chars, lambda r: len(shown_entry(r)) + 2)
     return render(result.selected)
 
 
@@ -146,20 +154,25 @@ def _best(selected: Sequence[RankedEntry]) -> tuple[list[RankedEntry], list[Rank
     return best_first(selected, lambda r: r.score, lambda r: r.entry.id)
 
 
-def _render_index_block(result: Retrieval, max_chars: int, step: str, importing: object) -> str:
+def _render_index_block(result: Retrieval, max_chars: int, step: str, importing: object,
+                        marks: AnchorMarks) -> str:
+    def shown_entry(r: RankedEntry) -> str:
+        return render_entry(r.entry, marks.note(r.entry.id))
+
     def render(full: list[RankedEntry], listed: list[RankedEntry]) -> str:
         in_full = {r.entry.id for r in full}
         groups = group_by_category([*full, *listed], lambda r: r.entry.category)
-        sections = [(c, [render_entry(r.entry) for r in members if r.entry.id in in_full],
+        sections = [(c, [shown_entry(r) for r in members if r.entry.id in in_full],
                      [index_line(r.entry.id, r.entry.name) for r in members if r.entry.id not in in_full])
                     for c, members in groups]
         shown = replace(result, selected=[*full, *listed])
-        head = diagnostic_line(shown, step, importing) + "\n\n" + (index_hint(len(listed)) + "\n\n" if listed else "")
+        head = (diagnostic_line(shown, step, importing, marks) + "\n\n"
+                + (index_hint(len(listed)) + "\n\n" if listed else ""))
         return render_index_block(sections, head + FENCE)
 
     full, listed = _best(result.selected)
     full, listed = fit_index_to_budget(full, listed, lambda r: r.entry, lambda r, e: RankedEntry(e, r.score), render,
-                                       max_chars, lambda r: len(render_entry(r.entry)) + 2,
+                                       max_chars, lambda r: len(shown_entry(r)) + 2,
                                        lambda r: len(index_line(r.entry.id, r.entry.name)) + 1)
     fitted = {r.entry.id: r for r in (*full, *listed)}  # with the descriptions the budget shortened
     result.selected = [fitted[r.entry.id] for r in result.selected if r.entry.id in fitted]
@@ -255,7 +268,7 @@ def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answ
     if answer.import_elsewhere:
         importing = "elsewhere"  # another session or the background run is importing this project's bank
     style = settings.injection_style
-    block = render_semantic_block(result, settings.injection_max_chars, answer.step, importing, style)
+    block = render_semantic_block(result, settings.injection_max_chars, answer.step, importing, style, answer.marks)
     shown = emit(block) is not False  # a closed stdout showed nothing: nothing is counted as recalled
     # An index block's one-line entries were named, not read: only the entries printed in full count as recalled.
     _finish(session, answer, [r.entry.id for r in shown_in_full(result, style)] if shown else [])

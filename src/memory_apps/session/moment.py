@@ -21,7 +21,9 @@ from memory_core.errors import StorageError
 from memory_core.ports.session_ledger import InvalidSessionId, SessionShown, checked_session_id
 from memory_core.ranking.context_query import text_passages
 from memory_core.session.deadline import Deadline
+from memory_core.anchors.marks import AnchorMarks
 from memory_core.session.moment_rendering import FILE_TITLE, PROMPT_TITLE, render_moment_block
+from memory_core.usecases.check_anchors import check_before_use, lowered_ids
 from memory_core.safety.inert import one_line
 from memory_core.usecases.recall import (FILE_LIMIT, PROMPT_LIMIT, CitationIndex, prompt_query, recall_for_file,
                                          recall_for_prompt)
@@ -40,6 +42,8 @@ COLD_MODEL_MIN_S = 0.7
 machine, and slows everything else on a busy one)."""
 SPARE = 2
 """Candidates beyond the limit, for when a hook of the same session running at once takes one first."""
+HOOK_CHECK_RESERVE_S = 0.05
+"""Left after the check of the candidates' citations: claiming, rendering and answering."""
 
 
 @dataclass
@@ -180,16 +184,17 @@ class MomentHost:
         notes = {m.entry.id: f"cites {one_line(m.cited)} ({m.how})" for m in recall.cited}
         notes.update((r.entry.id, f"relevance {r.relevance:.2f}") for r in recall.shown)
         entries = {m.entry.id: m.entry for m in recall.cited} | {r.entry.id: r.entry for r in recall.shown}
+        marks = _checked(wiring, call.project_root, scopes, list(entries.values()), deadline)
         # A prompt answered by the model is not asked again; one answered by keywords alone may be, warm.
-        ids = _claim(ledger, session, list(notes), PROMPT_LIMIT,
+        ids = _claim(ledger, session, lowered_ids(list(notes), marks), PROMPT_LIMIT,
                      prompts=[asked] if recall.vector.ran and notes else [])
         if deadline.remaining() <= 0:
             return HookAnswer()
         items = [(entries[i], notes[i]) for i in ids]
         state = "active" if recall.vector.ran else f"keywords only ({recall.vector.reason})"
         diagnostic = (f"*Memory: {len(items)} of {recall.total} for this prompt | semantic: {state} "
-                      f"| floor: relevance {recall.model.hook_floor:.2f}*")
-        block = render_moment_block(PROMPT_TITLE, items, diagnostic)
+                      f"| floor: relevance {recall.model.hook_floor:.2f}{_code_words(marks, ids)}*")
+        block = render_moment_block(PROMPT_TITLE, items, diagnostic, marks.notes)
         return HookAnswer(hook_json(PROMPT_HOOK, block) if block else "", lambda: _count_recalls(wiring, ids))
 
     def _file(self, call: HookCall, wiring, ledger, session: Optional[str], shown: SessionShown,
@@ -207,13 +212,15 @@ class MomentHost:
         store = wiring.store()
         matches = recall_for_file(store, store, path, scopes, shown.entry_ids, FILE_LIMIT + SPARE,
                                   self._citation_index(store))
-        ids = _claim(ledger, session, [m.entry.id for m in matches], FILE_LIMIT, files=[path])
+        marks = _checked(wiring, call.project_root, scopes, [m.entry for m in matches], deadline)
+        ids = _claim(ledger, session, lowered_ids([m.entry.id for m in matches], marks), FILE_LIMIT, files=[path])
         if deadline.remaining() <= 0:
             return HookAnswer()
         found = {m.entry.id: m for m in matches}
         items = [(found[i].entry, f"cites {one_line(found[i].cited)} ({found[i].how})") for i in ids]
-        diagnostic = f"*Memory: {len(items)} for {path} | by what they cite: the file, its name, its directory*"
-        block = render_moment_block(FILE_TITLE, items, diagnostic)
+        diagnostic = (f"*Memory: {len(items)} for {path} | by what they cite: the file, its name, its directory"
+                      f"{_code_words(marks, ids)}*")
+        block = render_moment_block(FILE_TITLE, items, diagnostic, marks.notes)
         return HookAnswer(hook_json(FILE_HOOK, block) if block else "", lambda: _count_recalls(wiring, ids))
 
     def _citation_index(self, store) -> CitationIndex:
@@ -227,6 +234,22 @@ class MomentHost:
         if token is not None:
             self._citations = {id(store): (token, index)}
         return index
+
+
+def _checked(wiring, project_root: str, scopes, entries, deadline: Deadline) -> AnchorMarks:
+    """The marks of the hook's candidates: their citations of this project checked against its tree, leaving
+    HOOK_CHECK_RESERVE_S for the answer (the warm process checks the project of each call, not its own)."""
+    try:
+        check = wiring.anchor_checks()(project_root)
+        return check_before_use(check, entries, scopes[0] if scopes else None, deadline, HOOK_CHECK_RESERVE_S)
+    except Exception as exc:  # noqa: BLE001 - a check that fails leaves the learnings unmarked, never unshown
+        print(f"iflow-memory: citations not checked: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return AnchorMarks()
+
+
+def _code_words(marks: AnchorMarks, shown_ids) -> str:
+    words = marks.diagnostic(shown_ids)
+    return f" | code: {words}" if words else ""
 
 
 def _retrieve_within(wiring, kept, text: str, deadline: Deadline):

@@ -80,6 +80,13 @@ def git_code_files(project_root: Optional[str]):
     return GitCodeFiles(project_root or os.getcwd())
 
 
+def tree_anchoring():
+    """Anchors references in a project's working tree today (writers and the import, ADR 26)."""
+    from memory_adapters.project.tree_anchoring import GitTreeAnchoring
+
+    return GitTreeAnchoring()
+
+
 def json_anchor_cache(global_store: str):
     """What each project's cited files held when last read, by file identity (`<global store>/anchors/`)."""
     from memory_adapters.project.json_anchor_cache import JsonAnchorCache

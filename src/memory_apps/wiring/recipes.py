@@ -75,12 +75,12 @@ def retrieval(embedding_plan, vector_index, retrieve, write_cache: bool = True):
     return retrieve(embedder=plan.query, vector_index=index, embedder_problem=plan.query_problem)
 
 
-def knowledge_bank_import(knowledge_reader, store, clock, layout, local_keywords, authorship):
+def knowledge_bank_import(knowledge_reader, store, clock, layout, local_keywords, authorship, tree_anchoring=None):
     """The markdown importer (the first session of a project, `import`, the background run)."""
     from memory_core.usecases.importing import ImportKnowledgeBank
 
     return ImportKnowledgeBank(reader=knowledge_reader, store=store, clock=clock, layout=layout,
-                               keywords=local_keywords, authorship=authorship)
+                               keywords=local_keywords, authorship=authorship, anchoring=tree_anchoring)
 
 
 def reconcile_audit(store, audit_trail, global_store: str):
@@ -90,11 +90,15 @@ def reconcile_audit(store, audit_trail, global_store: str):
     return ReconcileAudit(store=store, exclusive=audit_trail.exclusive, audit_for=adapters.audit_trails(global_store))
 
 
-def remember(store, clock, keyword_tiers, reconcile):
-    """The remember use case: validate, merge, label with keywords, write the markdown."""
+def remember(store, clock, keyword_tiers, reconcile, tree_anchoring=None, project_root=None):
+    """The remember use case: validate, merge, label with keywords, anchor in the project it runs in, write the
+    markdown."""
+    import functools
+
     from memory_core.usecases.remember import Remember
 
-    return Remember(store=store, clock=clock, keywords=keyword_tiers, reconcile=reconcile)
+    anchoring = functools.partial(tree_anchoring, project_root) if tree_anchoring and project_root else None
+    return Remember(store=store, clock=clock, keywords=keyword_tiers, reconcile=reconcile, anchoring=anchoring)
 
 
 def embed_pending(store, embedder):
@@ -104,12 +108,13 @@ def embed_pending(store, embedder):
     return EmbedPending(store=store, embedder=embedder)
 
 
-def session_start(store, context_source, shared_work, clock, retrieval, importer):
+def session_start(store, context_source, shared_work, clock, retrieval, importer, anchor_checks=None):
     """The session-start use case; its retrieval reads the vector cache only (the background run writes it)."""
     from memory_core.usecases.session_start import SessionStart
 
     return SessionStart(store=store, retrieve=retrieval(write_cache=False), importer=importer,
-                        context_source=context_source, shared_work=shared_work, clock=clock)
+                        context_source=context_source, shared_work=shared_work, clock=clock,
+                        anchor_checks=anchor_checks)
 
 
 def check_anchors(code_files, anchor_cache):
@@ -117,6 +122,15 @@ def check_anchors(code_files, anchor_cache):
     from memory_core.usecases.check_anchors import CheckAnchors
 
     return CheckAnchors(files=code_files, cache=anchor_cache)
+
+
+def anchor_checks(anchor_cache):
+    """`project root → CheckAnchors` for hosts that serve several projects (session start, hooks, the warm
+    process, the MCP server and library): the project comes with each call, not with the wiring."""
+    from memory_adapters.project.git_code_files import GitCodeFiles
+    from memory_core.usecases.check_anchors import CheckAnchors
+
+    return lambda project_root: CheckAnchors(files=GitCodeFiles(project_root), cache=anchor_cache)
 
 
 _STORE_VALUES = ("db_path", "database_url", "global_store", "fts5", "full_check", "busy_timeout_ms", "busy_retries",
@@ -142,15 +156,18 @@ RECIPES: dict[str, Recipe] = {  # each after the recipes it needs: the container
     "weights": Recipe(signal_weights, values=("vector_weight", "keyword_weight", "prominence_weight"), shared=False),
     "retrieve": Recipe(retrieve_and_rank, values=("ranking",), needs=("store", "clock", "weights"), shared=False),
     "retrieval": Recipe(retrieval, makers=("embedding_plan", "vector_index", "retrieve"), shared=False),
+    "tree_anchoring": Recipe(adapters.tree_anchoring, shared=False),
     "importer": Recipe(knowledge_bank_import, needs=("knowledge_reader", "store", "clock", "layout", "local_keywords",
-                                                     "authorship"), shared=False),
+                                                     "authorship", "tree_anchoring"), shared=False),
     "reconcile": Recipe(reconcile_audit, values=("global_store",), needs=("store", "audit_trail"), shared=False),
-    "remember": Recipe(remember, needs=("store", "clock", "keyword_tiers", "reconcile"), shared=False),
+    "remember": Recipe(remember, values=("project_root",), needs=("store", "clock", "keyword_tiers", "reconcile",
+                                                                  "tree_anchoring"), shared=False),
     "embed_pending": Recipe(embed_pending, needs=("store",), shared=False),
     "code_files": Recipe(adapters.git_code_files, values=("project_root",), shared=False),
     "anchor_cache": Recipe(adapters.json_anchor_cache, values=("global_store",)),
     "check_anchors": Recipe(check_anchors, needs=("code_files", "anchor_cache"), shared=False),
-    "session_start": Recipe(session_start, needs=("store", "context_source", "shared_work", "clock"),
+    "anchor_checks": Recipe(anchor_checks, needs=("anchor_cache",)),
+    "session_start": Recipe(session_start, needs=("store", "context_source", "shared_work", "clock", "anchor_checks"),
                             makers=("retrieval", "importer"), shared=False),
     "retire": Recipe(lifecycle.retire, needs=("store", "clock", "reconcile"), shared=False),
     "restore": Recipe(lifecycle.restore, needs=("store", "clock", "reconcile"), shared=False),

@@ -59,12 +59,24 @@ def detail_lines(entry: Entry) -> list[str]:
     return []
 
 
-def render_entry(entry: Entry) -> str:
-    """Render one entry the way knowledge-bank markdown shows it, inert."""
+CHECK_PREFIX = "- Code check: "
+"""The line a learning whose citations no longer hold shows (ADR 26): "- Code check: cites src/a.py, now src/b.py"."""
+
+
+def check_line(note: str) -> str:
+    """The one line an anchor note is shown as ("" for none); one line whatever the stored paths hold."""
+    return f"{CHECK_PREFIX}{one_line(note)}" if note else ""
+
+
+def render_entry(entry: Entry, note: str = "") -> str:
+    """Render one entry the way knowledge-bank markdown shows it, inert; `note`: what the check of its citations
+    found, shown as one more line."""
     lines = [entry_heading(entry.category, one_line(entry.name)), entry.description]
     lines += detail_lines(entry)
     lines.append(f"- Observation count: {entry.observation_count}")
     lines.append(f"- Confidence: {entry.confidence}")
+    if note:
+        lines.append(check_line(note))
     return inert_entry_text(entry.category, "\n".join(lines))
 
 

@@ -3,10 +3,11 @@ deadline; each cited file read only when its stat identity differs from what the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
 
 from memory_core.anchors.anchor import Anchor
+from memory_core.anchors.marks import AnchorMarks
 from memory_core.anchors.regions import git_blob_id, parse_reference
 from memory_core.anchors.states import CHANGED, CURRENT, MISSING, MOVED, AnchorState
 from memory_core.ports.anchor_cache import AnchorCache, CachedFile
@@ -16,6 +17,7 @@ from memory_core.usecases.anchoring import anchor_now, region_of
 if TYPE_CHECKING:
     from memory_core.entries.records import Entry
     from memory_core.session.deadline import Deadline
+    from memory_core.usecases.retrieve import RankedEntry
 
 _NO_IDENTITY = FileIdentity(0, 0, 0, 0)  # code files that cannot stat: nothing is cached for them
 _UNREADABLE = object()  # there, but not readable (too big, not a regular file any more): judged by nobody
@@ -153,3 +155,38 @@ class _Tree:
             self.cached[path] = updated
             self.dirty = True
         return region
+
+
+def marks_of(report: AnchorReport) -> AnchorMarks:
+    """The marks a check's report puts on what is shown."""
+    found = {entry_id: line for entry_id, states in report.states.items() if (line := notes(states))}
+    lowered = frozenset(entry_id for entry_id, states in report.states.items() if every_missing(states))
+    return AnchorMarks(found, lowered, report.unchecked)
+
+
+def lowered_last(selected: Sequence["RankedEntry"], marks: AnchorMarks) -> list["RankedEntry"]:
+    """The selection with the entries citing only missing files after the others, scored below them (an index
+    block picks its full entries by score), in their order; none left out."""
+    if not marks.lowered:
+        return list(selected)
+    kept = [r for r in selected if r.entry.id not in marks.lowered]
+    low = [r for r in selected if r.entry.id in marks.lowered]
+    floor = min((r.score for r in kept), default=0.0)
+    return kept + [replace(r, score=min(r.score, floor) - 1e-6 * (1 + i)) for i, r in enumerate(low)]
+
+
+def check_before_use(check: Optional[CheckAnchors], entries: Sequence["Entry"], project_identity: Optional[str],
+                     deadline: "Deadline", reserve_s: float, min_s: float = 0.02) -> AnchorMarks:
+    """The marks of entries about to be shown: their citations of this project checked by `deadline` less
+    `reserve_s` (left for rendering); skipped, and said so, when less than `min_s` would be left."""
+    if check is None or not project_identity or not any(e.anchors for e in entries):
+        return AnchorMarks()
+    check_by = deadline.earlier(reserve_s)
+    if not check_by.allows(min_s):
+        return AnchorMarks(skipped=True)
+    return marks_of(check.check(entries, project_identity, check_by))
+
+
+def lowered_ids(ids: Sequence[str], marks: AnchorMarks) -> list[str]:
+    """`ids` with those citing only missing files after the others (the order a hook picks its few from)."""
+    return [i for i in ids if i not in marks.lowered] + [i for i in ids if i in marks.lowered]

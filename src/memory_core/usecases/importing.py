@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional, Sequence
 
 from pydantic import ValidationError
 
+from memory_core.anchors.anchor import Anchor
 from memory_core.session.deadline import Deadline
 from memory_core.policies.first_import import import_marker, is_imported
 from memory_core.policies.keyword_tiers import TieredKeywords
@@ -16,6 +17,7 @@ from memory_core.policies.bank_trust import BANK_PREFIX, TRUSTED, WIDE, bank_rec
 from memory_core.ports.audit_watermark import AuditWatermark
 from memory_core.ports.bank_authorship import OTHERS, UNKNOWN, BankAuthors, BankAuthorship
 from memory_core.ports.clock import Clock
+from memory_core.ports.entry_lifecycle import EntryLifecycle
 from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredState
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
@@ -71,8 +73,10 @@ class ImportKnowledgeBank:
     """Brings markdown entries into the store; re-importing the same files changes nothing."""
 
     def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock, layout: ProjectLayout,
-                 keywords: Optional[TieredKeywords] = None, authorship: Optional[BankAuthorship] = None) -> None:
+                 keywords: Optional[TieredKeywords] = None, authorship: Optional[BankAuthorship] = None,
+                 anchoring: Optional[Callable[[str, Sequence[str]], tuple[Anchor, ...]]] = None) -> None:
         self._reader = reader
+        self._anchoring = anchoring  # (project root, references) → their anchors in that tree today (ADR 26)
         self._store = store
         self._clock = clock
         self._layout = layout
@@ -121,6 +125,8 @@ class ImportKnowledgeBank:
                     progress.batch_ended(len(outcomes))
             for outcome in outcomes:
                 setattr(report, outcome.status, getattr(report, outcome.status) + 1)
+            if deadline is None or not deadline.expired():
+                self._anchor_new(project_root, todo[start:start + size], outcomes)
         # Without git's verdict on every file the import stays unmarked: a slow git on the first session must not
         # keep the user's own bank scoped for good; the next import (the background run's, with more time) asks again.
         if report.complete and report.decided:
@@ -128,6 +134,19 @@ class ImportKnowledgeBank:
         if report.complete and lost:  # the lost commits are back whatever git says of the bank's authors
             self._store.caught_up()
         return report
+
+    def _anchor_new(self, project_root: str, batch: list[KnowledgeEntry], outcomes) -> None:
+        """Anchor the new entries of the project's own bank whose block carried no anchors, in the project's tree
+        (the global store's blocks were learned elsewhere: their tree is not this one)."""
+        if self._anchoring is None or not isinstance(self._store, EntryLifecycle):
+            return
+        wanted = {e.entry_id: e for e in batch
+                  if e.origin == "local" and e.references and not getattr(e, "anchors", None)}
+        for outcome in outcomes:
+            entry = wanted.get(outcome.entry_id) if outcome.status == "new" else None
+            anchors = self._anchoring(project_root, entry.references) if entry is not None else ()
+            if anchors:
+                self._store.set_anchors(outcome.entry_id, anchors)
 
     def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
                      when: str, timeout_s: float, session: bool = False) -> dict[str, Optional[str]]:

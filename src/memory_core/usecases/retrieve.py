@@ -85,6 +85,8 @@ class Retrieval:
     relevance_model: Optional[RelevanceModel] = None
     """From `search`: the model that gave the results their relevance (its floors are the ones to compare with:
     it depends on the vector signal, the keyword index's scale and the store's size, see `read_scale`)."""
+    anchors: dict = field(default_factory=dict)
+    """From a checked `search` (CLI, MCP, library): entry id → the states of its citations of this project (ADR 26)."""
 
     @property
     def search_floor(self) -> Optional[float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
+from memory_core.anchors.marks import AnchorMarks
 from memory_core.embedding.space import EmbeddingSpace
 from memory_core.usecases.retrieve import Retrieval
 
@@ -46,6 +47,8 @@ class SessionAnswer:
     project_root: str = ""
     unembedded: int = 0
     """Entries in scope without a vector after this session (counted whether or not a space is pinned yet)."""
+    marks: AnchorMarks = field(default_factory=AnchorMarks)
+    """What the check of the selection's citations found (ADR 26): a line per marked entry, the lowered ones."""
 
     @property
     def reason(self) -> str:

@@ -32,10 +32,12 @@ from memory_core.embedding.space import EmbeddingSpace, pin_space, pinned_space
 from memory_core.policies.first_import import is_imported
 from memory_core.ranking.relevance_fusion import PassageSignals
 from memory_core.usecases.retrieve import (
-    NO_VECTORS_YET, RetrieveAndRank, SignalReport, has_stored_vectors,
+    NO_VECTORS_YET, Retrieval, RetrieveAndRank, SignalReport, has_stored_vectors,
 )
+from memory_core.anchors.marks import AnchorMarks
 
 if TYPE_CHECKING:  # the importer (and pydantic behind it) loads only for a project's first sessions
+    from memory_core.usecases.check_anchors import CheckAnchors
     from memory_core.usecases.importing import ImportKnowledgeBank, ImportReport
 
 RANK_RESERVE_S = 0.25
@@ -49,6 +51,10 @@ INLINE_DOCUMENTS = 64
 """Entries without a vector that a session embeds itself when it loads the model anyway."""
 INLINE_EMBED_WAIT_S = 0.6
 """How long a session waits for those once its query vector is ready."""
+CHECK_RESERVE_S = 0.08
+"""Kept free after the anchor check: rendering and printing the block."""
+MIN_CHECK_S = 0.02
+"""Less time than this left for the anchor check: it is skipped (and the diagnostic line says so)."""
 
 from memory_core.usecases.session_records import (  # noqa: E402 - re-exported: callers import them from here
     DEGRADED, OFF, SEMANTIC, SessionAnswer, SessionRequest, VectorWork as _VectorWork,
@@ -59,8 +65,10 @@ class SessionStart:
     """Answers a session start within a deadline with the best ranking it can finish."""
 
     def __init__(self, store, retrieve: RetrieveAndRank, importer: Callable[[], "ImportKnowledgeBank"],
-                 context_source: ProjectContextSource, shared_work: SharedWork, clock: Clock) -> None:
+                 context_source: ProjectContextSource, shared_work: SharedWork, clock: Clock,
+                 anchor_checks: Optional[Callable[[str], "CheckAnchors"]] = None) -> None:
         self._store = store
+        self._anchor_checks = anchor_checks  # project root → the check of that tree (ADR 26)
         self._retrieve = retrieve
         self._importer = importer
         self._context_source = context_source
@@ -159,10 +167,24 @@ class SessionStart:
         stats = self._retrieve.with_found(stats, summary, request.scopes, vectors[0], keywords[0], *passages)
         retrieval = self._retrieve.rank(query, stats, vectors, keywords, request.limit, space=scoring_space,
                                         changed_files=context.changed_files, passages=passages, summary=summary)
+        marks = self._mark(request, retrieval, deadline)
         unembedded = summary.pending if summary is not None else sum(1 for s in stats if not s.has_embedding)
         return SessionAnswer(retrieval=retrieval, step=self._step(vectors[1], work), import_report=import_report,
                              import_elsewhere=status == "elsewhere", import_deferred=status == "deferred",
-                             owed=work, query=query, project_root=request.project_root, unembedded=unembedded)
+                             owed=work, query=query, project_root=request.project_root, unembedded=unembedded,
+                             marks=marks)
+
+    def _mark(self, request: SessionRequest, retrieval: Retrieval, deadline: Deadline) -> AnchorMarks:
+        """Check the selected entries' citations of this project against its tree in the time left, and rank
+        the ones citing only missing files after the others (ADR 26)."""
+        if self._anchor_checks is None or not request.scopes or not any(r.entry.anchors for r in retrieval.selected):
+            return AnchorMarks()
+        from memory_core.usecases.check_anchors import check_before_use, lowered_last
+
+        marks = check_before_use(self._anchor_checks(request.project_root), [r.entry for r in retrieval.selected],
+                                 request.scopes[0], deadline, CHECK_RESERVE_S, MIN_CHECK_S)
+        retrieval.selected = lowered_last(retrieval.selected, marks)
+        return marks
 
     def _claim(self, task: str) -> bool:
         if self._shared.claim(task):
