@@ -181,3 +181,16 @@ def test_show_follows_an_edit_and_prints_a_hostile_reason_inert(project):
     text = project("show", draft.entry_id).stdout
     assert "\x1b" not in text and "\u202e" not in text and "\n### Anti-Pattern" not in text
     assert "forged" in text, "the reason is shown, on one line"
+
+
+def test_review_lists_a_near_duplicate_pair_by_words_without_a_model(project):
+    first = project.write("Quote CSV fields with delimiters", "Quote CSV fields that contain delimiters or newlines.")
+    second = project.write("Quote CSV fields containing delimiters",
+                           "Quote the CSV fields containing delimiters or newlines.")
+    project.write("Pin dependency versions", "Pin dependency versions in a lockfile.")
+
+    [pair] = project.json("review")["near_duplicates"]
+
+    assert pair["ids"] == sorted([first, second]) and pair["score"] >= 0.45
+    text = project("review").stdout
+    assert "Near-duplicates: 1 pair" in text and first in text and second in text

@@ -68,7 +68,23 @@ def review(store, check_anchors, layout, project_root: Optional[str]):
 
 
 def near_duplicate_pairs(store):
-    """Pairs of live entries that say the same thing (i24-dups' finder); none until it is wired."""
+    """Pairs of live entries that say the same thing, scored by the write-time rule (memory_core.ranking.
+    near_duplicates): each entry's closest vectors, and for an entry without one its keyword search's hits."""
+    from memory_core.ranking.fts_query import sanitise_fts_query
+    from memory_core.ranking.near_duplicates import CANDIDATES, MIN_CANDIDATE_COSINE
+    from memory_core.ranking.near_duplicates import near_duplicate_pairs as scored_pairs
+
     def pairs(entries: Sequence[Any]) -> list:
-        return []
-    return pairs  # swapped on merge
+        neighbours: dict[str, dict[str, Optional[float]]] = {}
+        if hasattr(store, "vectors"):
+            from memory_adapters.vectors.neighbours import closest_neighbours
+
+            neighbours.update(closest_neighbours(store, MIN_CANDIDATE_COSINE, CANDIDATES))
+        if getattr(store, "keyword_search_available", False):
+            for entry in entries:
+                query = sanitise_fts_query(f"{entry.name} {entry.description}")
+                if entry.id not in neighbours and query:  # no vector: judged by words alone, as at write
+                    hits = store.keyword_search(query, CANDIDATES + 1)
+                    neighbours[entry.id] = {other: None for other in hits if other != entry.id}
+        return scored_pairs(entries, neighbours)
+    return pairs
