@@ -1,5 +1,5 @@
 """The library's lifecycle (issue 24): retire, restore, history, confirm, review and remember(supersedes=), in
-process on SQLite; the actor the history records names the library."""
+process on SQLite and PostgreSQL; the actor the history records names the library."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def memory(tmp_path, isolated_home):
+def memory(tmp_path, isolated_home, backend, monkeypatch):
     from memory_apps import MemoryService
 
+    for key, value in backend.env.items():  # the service built here uses `backend`'s store
+        monkeypatch.setenv(key, value)
     project = tmp_path / "bank-app"
     (project / "src").mkdir(parents=True)
     (project / "src" / "export.py").write_text("def export(rows):\n    return rows\n")

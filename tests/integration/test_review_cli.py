@@ -1,5 +1,6 @@
 """`review`, `confirm`, `retire`, `restore`, `write --supersedes` and `show` as a user runs them (issue 24):
-a git project whose cited files are renamed, deleted and rewritten after the learnings were anchored."""
+a git project whose cited files are renamed, deleted and rewritten after the learnings were anchored; on SQLite
+and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -59,7 +60,10 @@ class Project:
 
 
 @pytest.fixture
-def project(tmp_path, isolated_home) -> Project:
+def project(tmp_path, isolated_home, backend, monkeypatch) -> Project:
+    """On each store (`backend`): the apps started through _helpers use it, and so does code run here."""
+    for key, value in backend.env.items():
+        monkeypatch.setenv(key, value)
     return Project(tmp_path, isolated_home)
 
 
