@@ -103,6 +103,10 @@ def test_review_lists_moved_missing_and_changed_and_confirm_takes_one_off(projec
 
     after = project.json("review")["stale"]
     assert [s["id"] for s in after] == sorted([ids["src/sniff.py"], ids["src/gone.py"]])
+    [anchor] = project.json("show", ids["src/sniff.py"])["anchors"]
+    assert (anchor["reference"], anchor["state"], anchor["moved_to"]) == ("src/sniff.py", "moved", "src/sniffing.py")
+    assert "(cites src/sniff.py, now src/sniffing.py)" in project("show", ids["src/sniff.py"]).stdout
+    assert "src/csv_reader.py  blob" in project("show", ids["src/csv_reader.py"]).stdout
     history = project.json("show", ids["src/csv_reader.py"])["history"]
     assert [e["action"] for e in history] == ["confirmed", "confirmed"]
 

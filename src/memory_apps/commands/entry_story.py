@@ -40,8 +40,10 @@ def story_dict(service: MemoryService, found: Any) -> dict[str, Any]:
     asked by, when an edit replaced it)."""
     retired = found.retired
     entry = found.entry if found.entry is not None else retired.entry
+    states = _states(service, found)
     data: dict[str, Any] = {
-        "anchors": [a.to_dict() for a in entry.anchors],
+        "anchors": [{**a.to_dict(), **({"state": states[a.reference].state, "moved_to": states[a.reference].moved_to}
+                                       if a.reference in states else {})} for a in entry.anchors],
         "retired": None if retired is None else {"at": _json_value(retired.retired_at), "reason": retired.reason},
         "superseded_by": retired.superseded_by if retired is not None else None,
         "history": [event_dict(e) for e in service.history(found.entry_id)],
@@ -65,14 +67,28 @@ def story_lines(service: MemoryService, found: Any) -> tuple[list[str], list[str
         if retired.superseded_by:
             head.append(f"superseded by {retired.superseded_by} — {_name_of(service, retired.superseded_by)}")
     if entry.anchors:
+        states = _states(service, found)
         tail.append("anchors:")
         tail += [f"  {one_line(a.reference)}  blob {a.blob[:12]}" + (f"  region {a.region[:12]}" if a.region else "")
-                 for a in entry.anchors]
+                 + _state_text(states.get(a.reference)) for a in entry.anchors]
     events = service.history(found.entry_id)
     if events:
         tail.append("history:")
         tail += [f"  {_when(e.at)}  {e.action}  {one_line(e.actor)}{_detail(e.detail)}" for e in events]
     return head + ([""] if head else []), ([""] if tail else []) + tail
+
+
+def _states(service: MemoryService, found: Any) -> dict[str, Any]:
+    """How a live entry's citations taken in this project stand today, by reference (a retired one: unchecked)."""
+    if found.entry is None or not found.entry.anchors:
+        return {}
+    return {s.reference: s for s in service.citations([found.entry]).get(found.entry.id, [])}
+
+
+def _state_text(state: Any) -> str:
+    if state is None:
+        return ""  # taken in another project, or not checked
+    return f"  ({one_line(state.note()) or state.state})"
 
 
 def _name_of(service: MemoryService, entry_id: str) -> str:
