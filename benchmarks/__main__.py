@@ -56,6 +56,9 @@ SECTIONS = {
     "postgres": ("benchmarks.postgres.main",
                  "PostgreSQL at 10k, 100k and 1M entries next to SQLite: session starts, warm searches, "
                  "concurrent writers, EXPLAIN ANALYZE of a session start's statements"),
+    "anchors": ("benchmarks.anchors.main",
+                "the check of learnings against the code they cite in a session start at 10k entries citing 1,000 "
+                "files of a git repository, cold (no anchor cache) and warm, against the same store without anchors"),
     "postgres-build": ("benchmarks.postgres.build",
                        "build (or find) the PostgreSQL benchmark databases only, e.g. the 1M one (prints only)"),
 }

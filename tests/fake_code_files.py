@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from memory_core.ports.anchor_cache import CachedTree
 from memory_core.ports.code_files import FileIdentity
 
 
@@ -13,7 +14,9 @@ class FakeCodeFiles:
     def __init__(self, files: dict[str, bytes], renames: Optional[dict[str, str]] = None) -> None:
         self.files, self.renames = dict(files), dict(renames or {})
         self.reads: list[str] = []
+        self.renames_asked: list[str] = []
         self.checks = 0
+        self.vcs: Optional[str] = "index-1"  # version control's state token (None: no version control)
         self._versions: dict[str, int] = {path: 1 for path in self.files}
 
     def write(self, path: str, content: bytes) -> None:
@@ -26,27 +29,31 @@ class FakeCodeFiles:
         return self.files.get(path)
 
     def renamed_to(self, path: str, blob: str = "", commit: str = "") -> Optional[str]:
+        self.renames_asked.append(path)
         return self.renames.get(path)
 
     def identity(self, path: str) -> Optional[FileIdentity]:
         if path not in self.files:
             return None
-        return FileIdentity(len(self.files[path]), self._versions[path], hash(path) & 0xFFFF, 0)
+        return FileIdentity(len(self.files[path]), self._versions.get(path, 1), hash(path) & 0xFFFF, 0)
 
     def new_check(self, deadline=None) -> None:
         self.checks += 1
+
+    def vcs_token(self) -> Optional[str]:
+        return self.vcs
 
 
 class MemoryAnchorCache:
     """The AnchorCache port in a dict."""
 
     def __init__(self) -> None:
-        self.kept: dict[str, dict] = {}
+        self.kept: dict[str, CachedTree] = {}
         self.saves = 0
 
-    def load(self, project: str) -> dict:
-        return dict(self.kept.get(project, {}))
+    def load(self, project: str) -> CachedTree:
+        return self.kept.get(project, CachedTree())
 
-    def save(self, project: str, files) -> None:
+    def save(self, project: str, tree: CachedTree) -> None:
         self.saves += 1
-        self.kept[project] = dict(files)
+        self.kept[project] = tree

@@ -11,7 +11,8 @@ import pytest
 
 from memory_adapters.project.git_code_files import MAX_FILE_BYTES, GitCodeFiles, head_commit
 from memory_adapters.project.json_anchor_cache import JsonAnchorCache
-from memory_core.ports.anchor_cache import AnchorCache, CachedFile
+from memory_adapters.project.git_index import index_blobs, index_token
+from memory_core.ports.anchor_cache import AnchorCache, CachedFile, CachedTree
 from memory_core.ports.code_files import FileIdentity, StatCodeFiles
 from memory_core.session.deadline import Deadline
 
@@ -93,13 +94,18 @@ def test_git_is_not_started_once_the_deadline_has_passed(repo):
 
     from memory_core.anchors.regions import git_blob_id
 
-    blob = git_blob_id((repo / "src" / "a.py").read_bytes())
-    git(repo, "mv", "src/a.py", "src/c.py")
+    blob, commit = git_blob_id((repo / "src" / "b.py").read_bytes()), head_commit(str(repo))
+    git(repo, "mv", "src/b.py", "src/c.py")
+    with open(repo / "src" / "c.py", "a") as out:
+        out.write("# edited: only git's rename detection finds it\n")
+    git(repo, "commit", "-qam", "move and edit")
     files = GitCodeFiles(str(repo))
     files.new_check(Deadline(Spent(), 5.0))
-    assert files.renamed_to("src/a.py", blob) is None
+    assert files.renamed_to("src/b.py", blob, commit) is None
+    assert files.vcs_token() is None  # git's silence is not an answer to keep
     files.new_check(None)
-    assert files.renamed_to("src/a.py", blob) == "src/c.py"
+    assert files.renamed_to("src/b.py", blob, commit) == "src/c.py"
+    assert files.vcs_token() is not None
 
 
 def test_the_cache_round_trips_privately_and_drops_what_changed_too_recently(tmp_path):
@@ -108,11 +114,50 @@ def test_the_cache_round_trips_privately_and_drops_what_changed_too_recently(tmp
     assert isinstance(cache, AnchorCache)
     old = CachedFile(FileIdentity(3, 10**9, 7, 10**9), "b" * 40, {"a.py#f": "r", "a.py:9": None})
     recent = CachedFile(FileIdentity(3, now - 10, 8, now - 10), "c" * 40, {})
-    cache.save("git:x", {"a.py": old, "b.py": recent})
-    assert cache.load("git:x") == {"a.py": old}
-    assert cache.load("git:y") == {}
+    cache.save("git:x", CachedTree({"a.py": old, "b.py": recent}, "tok", {"c.py\0b\0": "d.py", "e.py\0b\0": None}))
+    assert cache.load("git:x") == CachedTree({"a.py": old}, "tok", {"c.py\0b\0": "d.py", "e.py\0b\0": None})
+    assert cache.load("git:y") == CachedTree()
     path = cache.path("git:x")
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     with open(path, "w") as out:
         out.write("{not json")
-    assert cache.load("git:x") == {}
+    assert cache.load("git:x") == CachedTree()
+
+
+def ls_files(root) -> dict:
+    out = subprocess.run(["git", "-C", str(root), "ls-files", "--stage", "-z"], capture_output=True, check=True).stdout
+    found: dict = {}
+    for record in out.split(b"\0"):
+        if record:
+            meta, _, name = record.partition(b"\t")
+            found.setdefault(meta.split()[1].decode(), []).append(name.decode())
+    return found
+
+
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_the_index_read_in_process_says_what_git_ls_files_says(repo, version):
+    for i in range(12):  # long and short names, shared prefixes (version 4 compresses them)
+        (repo / "src" / ("deep" * (i % 3)) / f"file_{'x' * i}.py").parent.mkdir(parents=True, exist_ok=True)
+        (repo / "src" / ("deep" * (i % 3)) / f"file_{'x' * i}.py").write_text(f"v = {i}\n")
+    (repo / "src" / "caf\u00e9.py").write_text("n = 1\n")
+    git(repo, "add", ".")
+    (repo / "intent.py").write_text("later = 1\n")
+    git(repo, "add", "-N", "intent.py")  # an intent-to-add entry carries the extended flags (version 3+)
+    git(repo, "update-index", "--index-version", version)
+    expected = ls_files(repo)
+    expected.pop("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", None)  # intent-to-add: the empty blob
+    found = index_blobs(str(repo))
+    found.pop("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", None)
+    assert found == expected
+
+
+def test_the_index_token_changes_with_a_commit(repo):
+    before = index_token(str(repo))
+    assert before and index_token(str(repo)) == before
+    (repo / "src" / "new.py").write_text("x = 1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "two")
+    assert index_token(str(repo)) != before
+    files = GitCodeFiles(str(repo))
+    assert files.vcs_token() == index_token(str(repo))
+    assert GitCodeFiles(str(repo.parent)).vcs_token() is None  # not a repository

@@ -166,3 +166,13 @@ def test_the_benchmarks_import_no_cycle():
         for imported in graph.find_modules_directly_imported_by(module):
             back = graph.find_shortest_chain(importer=imported, imported=module)
             assert back is None, f"{module} imports {imported}, which imports it back: {' -> '.join(back)}"
+
+
+def test_anchors(tmp_path):
+    out = tmp_path / "anchors.json"
+    result = _run(["-m", "benchmarks", "anchors", "--smoke", "--out", out], tmp_path)
+    assert "# The anchor check in a session start" in result.stdout
+    numbers = json.loads(out.read_text(encoding="utf-8"))
+    assert set(numbers["ratio_to_baseline"]) == {"cold", "warm"}
+    assert numbers["results"]["baseline"]["check_lines_median"] == 0  # no anchors, no marks
+    assert numbers["results"]["warm"]["check_lines_median"] > 0  # the changed files are marked

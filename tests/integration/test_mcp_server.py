@@ -245,7 +245,8 @@ def test_search_memory_finds_a_learning_by_paraphrase(server):
     assert results, found
     assert results[0]["id"] == stored["id"], results
     top = results[0]
-    assert set(top) == {"id", "name", "category", "description", "score", "relevance", "good_match"}
+    assert set(top) == {"id", "name", "category", "description", "score", "relevance", "good_match",
+                        "citations"}
     assert (top["name"], top["category"], top["description"]) == (
         PROFILE["name"], PROFILE["category"], PROFILE["description"])
     assert isinstance(top["score"], float) and top["score"] > 0

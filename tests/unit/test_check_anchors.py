@@ -143,3 +143,32 @@ def test_anchors_for_skips_absent_files_and_repeats():
     assert [a.reference for a in anchors] == ["src/keep.py", "src/old.py:2"]
     assert all(a.project == HERE and a.commit == "c" * 40 for a in anchors)
     assert anchors[1].region is not None
+
+
+def test_where_a_vanished_file_went_is_asked_again_only_when_version_control_changed():
+    files = tree()
+    anchor = anchors_for(["src/old.py"], files, HERE)[0]
+    files.files["src/new.py"] = files.files.pop("src/old.py")
+    files.renames["src/old.py"] = "src/new.py"
+    cache = MemoryAnchorCache()
+    entries = [entry("e", [anchor])]
+    for _ in range(2):
+        assert CheckAnchors(files, cache).states(entries, HERE)["e"][0].moved_to == "src/new.py"
+    assert files.renames_asked == ["src/old.py"]  # the second check took the kept answer
+    files.vcs = "index-2"  # a commit, a checkout: the index changed
+    CheckAnchors(files, cache).states(entries, HERE)
+    assert files.renames_asked == ["src/old.py"] * 2
+    del files.files["src/new.py"]  # gone again without git knowing: the kept move is not trusted
+    assert CheckAnchors(files, cache).states(entries, HERE)["e"][0].state == MOVED
+    assert files.renames_asked == ["src/old.py"] * 3
+
+
+def test_answers_are_not_kept_when_version_control_did_not_vouch_for_them():
+    files = tree()
+    anchor = anchors_for(["src/gone.py"], files, HERE)[0]
+    del files.files["src/gone.py"]
+    files.vcs = None  # no git, or git too slow this time
+    cache = MemoryAnchorCache()
+    for _ in range(2):
+        assert CheckAnchors(files, cache).states([entry("e", [anchor])], HERE)["e"][0].state == MISSING
+    assert files.renames_asked == ["src/gone.py"] * 2

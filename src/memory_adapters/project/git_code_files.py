@@ -10,6 +10,7 @@ import stat
 from typing import TYPE_CHECKING, Optional
 
 from memory_adapters.project.git_context_source import in_git_work_tree
+from memory_adapters.project.git_index import index_blobs, index_token
 from memory_core.ports.code_files import FileIdentity
 
 if TYPE_CHECKING:
@@ -44,15 +45,21 @@ def _parts(path: str) -> Optional[list[str]]:
     return None if not parts or ".." in parts else parts
 
 
+class _NoTime(Exception):
+    """git was not asked, or did not answer, in the time given: its silence says nothing about the tree."""
+
+
 def _git(top: str, args: list[str], timeout_s: float) -> Optional[bytes]:
-    """stdout of `git -C top *args`, or None when git is missing, fails or is slower than `timeout_s`."""
+    """stdout of `git -C top *args`, or None when git is missing or fails; _NoTime past `timeout_s`."""
     if timeout_s < MIN_GIT_S:
-        return None
+        raise _NoTime()
     import subprocess  # only when a cited file is gone: a check of an unchanged tree never starts git
 
     try:
         result = subprocess.run(["git", "-C", top, *args], capture_output=True, timeout=timeout_s,
                                 stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise _NoTime() from exc
     except (OSError, subprocess.SubprocessError):
         return None
     return result.stdout if result.returncode == 0 else None
@@ -62,7 +69,10 @@ def head_commit(root: str, timeout_s: float = GIT_TIMEOUT_S) -> str:
     """The commit HEAD names in the repository holding `root`, or "" (no git, no commit yet, too slow)."""
     if not in_git_work_tree(root):
         return ""
-    output = _git(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], timeout_s)
+    try:
+        output = _git(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], timeout_s)
+    except _NoTime:
+        return ""
     commit = (output or b"").decode("ascii", "replace").strip()
     return commit if _COMMIT.match(commit) else ""
 
@@ -77,6 +87,7 @@ class GitCodeFiles:
         self._index: Optional[dict[str, list[str]]] = None
         self._renames: dict[str, dict[str, str]] = {}
         self._safe_dirs: dict[str, bool] = {}
+        self._silent = False  # git did not answer in time during this check
 
     def new_check(self, deadline: Optional["Deadline"] = None) -> None:
         """Forget what git said (the tree may have changed since) and bound git by `deadline`."""
@@ -84,6 +95,11 @@ class GitCodeFiles:
         self._index = None
         self._renames = {}
         self._safe_dirs = {}
+        self._silent = False
+
+    def vcs_token(self) -> Optional[str]:
+        """The index's and HEAD's stat identities (None outside git, or when git was too slow this check)."""
+        return None if not self._git or self._silent else index_token(self.top)
 
     def read(self, path: str) -> Optional[bytes]:
         """The content of the regular file at `path` (at most MAX_FILE_BYTES), or None: no such file, a link on
@@ -110,11 +126,18 @@ class GitCodeFiles:
         return FileIdentity(info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
 
     def renamed_to(self, path: str, blob: str = "", commit: str = "") -> Optional[str]:
-        """Where git says the file went: a tracked file holding exactly `blob` (one `git ls-files -s` per check),
+        """Where git says the file went: a tracked file holding exactly `blob` (the index, read once per check),
         else a rename git detects since `commit`; None without git, without an answer in time, or when nothing
         there is a regular file now."""
         if not self._git:
             return None
+        try:
+            return self._renamed_to(path, blob, commit)
+        except _NoTime:
+            self._silent = True
+            return None
+
+    def _renamed_to(self, path: str, blob: str, commit: str) -> Optional[str]:
         if blob:
             for candidate in sorted(self._blobs().get(blob, ())):
                 if candidate != path and self.identity(candidate) is not None:
@@ -170,6 +193,8 @@ class GitCodeFiles:
 
     def _blobs(self) -> dict[str, list[str]]:
         """{blob id: tracked paths holding it} from the index, once per check."""
+        if self._index is None:
+            self._index = index_blobs(self.top)  # read in-process: no git process for the common case
         if self._index is None:
             output = _git(self.top, ["ls-files", "--stage", "-z", "--full-name"], self._timeout())
             self._index = {}

@@ -7,15 +7,16 @@ import hashlib
 import json
 import os
 import time
-from typing import Mapping, Optional
+from typing import Optional
 
 from memory_adapters.fs.file_identity import SETTLE_NS
 from memory_adapters.fs.safe_files import atomic_write_text, read_text_no_follow
-from memory_core.ports.anchor_cache import CachedFile
+from memory_core.ports.anchor_cache import CachedFile, CachedTree
 from memory_core.ports.code_files import FileIdentity
 
 VERSION = 1
 MAX_FILES = 50_000  # a bound on one file's size; past it the cache simply stops growing
+MAX_MOVES = 5_000
 
 
 class JsonAnchorCache:
@@ -29,31 +30,36 @@ class JsonAnchorCache:
         """The cache file of one project."""
         return os.path.join(self._directory, hashlib.sha256(project.encode("utf-8")).hexdigest()[:32] + ".json")
 
-    def load(self, project: str) -> dict[str, CachedFile]:
-        """What the last check kept ({} when there is no file, or it is unreadable or not this project's)."""
+    def load(self, project: str) -> CachedTree:
+        """What the last check kept (empty when there is no file, or it is unreadable or not this project's)."""
         try:
             data = json.loads(read_text_no_follow(self.path(project)))
         except (OSError, ValueError):
-            return {}
+            return CachedTree()
         if not isinstance(data, dict) or data.get("version") != VERSION or data.get("project") != project:
-            return {}
-        files = data.get("files")
-        return {path: cached for path, raw in (files.items() if isinstance(files, dict) else ())
-                if isinstance(path, str) and (cached := _cached(raw)) is not None}
+            return CachedTree()
+        files, moves, vcs = data.get("files"), data.get("moves"), data.get("vcs")
+        return CachedTree(
+            {path: cached for path, raw in (files.items() if isinstance(files, dict) else ())
+             if isinstance(path, str) and (cached := _cached(raw)) is not None},
+            vcs if isinstance(vcs, str) else "",
+            {key: to for key, to in (moves.items() if isinstance(moves, dict) else ())
+             if isinstance(key, str) and (to is None or isinstance(to, str))})
 
-    def save(self, project: str, files: Mapping[str, CachedFile]) -> None:
+    def save(self, project: str, tree: CachedTree) -> None:
         """Write what a check saw, leaving out files changed too recently for their identity to vouch for them
         (a rewrite within the file system's timestamp granularity keeps the same mtime)."""
         now = self._clock_ns()
         kept = {path: {"identity": list(c.identity), "blob": c.blob, "regions": dict(c.regions)}
-                for path, c in files.items()
+                for path, c in tree.files.items()
                 if now - max(c.identity.mtime_ns, c.identity.ctime_ns) >= SETTLE_NS}
         if len(kept) > MAX_FILES:
             kept = dict(list(kept.items())[:MAX_FILES])
+        moves = dict(list(tree.moves.items())[:MAX_MOVES])
+        document = {"version": VERSION, "project": project, "files": kept, "vcs": tree.vcs, "moves": moves}
         try:
             os.makedirs(self._directory, mode=0o700, exist_ok=True)
-            atomic_write_text(self.path(project), json.dumps({"version": VERSION, "project": project, "files": kept},
-                                                             separators=(",", ":")), mode=0o600, sync=False)
+            atomic_write_text(self.path(project), json.dumps(document, separators=(",", ":")), mode=0o600, sync=False)
         except OSError:
             pass  # only costs a re-read next time
 

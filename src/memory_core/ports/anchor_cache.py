@@ -19,14 +19,25 @@ class CachedFile:
     regions: Mapping[str, Optional[str]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class CachedTree:
+    """What the last checks of one project kept: its cited files by repository-relative path, and where version
+    control said vanished files went (`moves`: "path\0blob\0commit" → the new path, None for nowhere), valid
+    while version control's state is still `vcs` (a token from StatCodeFiles.vcs_token)."""
+
+    files: Mapping[str, CachedFile] = field(default_factory=dict)
+    vcs: str = ""
+    moves: Mapping[str, Optional[str]] = field(default_factory=dict)
+
+
 @runtime_checkable
 class AnchorCache(Protocol):
     """Keeps the files of one project as last read, between checks."""
 
-    def load(self, project: str) -> dict[str, CachedFile]:
-        """What the last check of this project kept, by repository-relative path ({} when nothing or unusable)."""
+    def load(self, project: str) -> CachedTree:
+        """What the last check of this project kept (empty when nothing, or unusable)."""
         ...
 
-    def save(self, project: str, files: Mapping[str, CachedFile]) -> None:
+    def save(self, project: str, tree: CachedTree) -> None:
         """Replace what is kept for this project (best effort: a failure only costs a re-read next time)."""
         ...

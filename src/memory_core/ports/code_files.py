@@ -44,3 +44,8 @@ class StatCodeFiles(CodeFiles, Protocol):
     def new_check(self, deadline: Optional["Deadline"] = None) -> None:
         """Start one check: forget what version control said last time, and stay within `deadline`."""
         ...
+
+    def vcs_token(self) -> Optional[str]:
+        """A token of version control's state (its index): while it is unchanged, `renamed_to` answers the same;
+        None without version control, or when it failed to answer during this check (nothing to keep)."""
+        ...

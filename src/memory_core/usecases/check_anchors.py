@@ -10,7 +10,7 @@ from memory_core.anchors.anchor import Anchor
 from memory_core.anchors.marks import AnchorMarks
 from memory_core.anchors.regions import git_blob_id, parse_reference
 from memory_core.anchors.states import CHANGED, CURRENT, MISSING, MOVED, AnchorState
-from memory_core.ports.anchor_cache import AnchorCache, CachedFile
+from memory_core.ports.anchor_cache import AnchorCache, CachedFile, CachedTree
 from memory_core.ports.code_files import CodeFiles, FileIdentity, StatCodeFiles
 from memory_core.usecases.anchoring import anchor_now, region_of
 
@@ -54,7 +54,8 @@ class CheckAnchors:
         stat = isinstance(self._files, StatCodeFiles)
         if stat:
             self._files.new_check(deadline)
-        tree = _Tree(self._files, self._cache.load(project_identity) if stat and self._cache else {}, stat)
+        kept = self._cache.load(project_identity) if stat and self._cache else CachedTree()
+        tree = _Tree(self._files, kept, stat)
         found: dict[str, list[AnchorState]] = {}
         for done, (entry_id, anchors) in enumerate(todo):
             if deadline is not None and deadline.expired():
@@ -68,7 +69,7 @@ class CheckAnchors:
 
     def _keep(self, project: str, tree: "_Tree") -> None:
         if tree.dirty and self._cache is not None:
-            self._cache.save(project, tree.cached)
+            self._cache.save(project, tree.kept())
 
 
 def notes(states: Sequence[AnchorState]) -> str:
@@ -89,22 +90,44 @@ def anchors_for(references: Sequence[str], files: CodeFiles, project_identity: s
 
 
 class _Tree:
-    """Today's files as one check sees them: each looked at once, read only when the cache cannot vouch for it."""
+    """Today's files as one check sees them: each looked at once, read only when the cache cannot vouch for it;
+    where a vanished file went asked of version control only when its state changed since the answer was kept."""
 
-    def __init__(self, files: CodeFiles, cached: Mapping[str, CachedFile], stat: bool) -> None:
+    def __init__(self, files: CodeFiles, kept: CachedTree, stat: bool) -> None:
         self._files = files
         self._stat = stat
-        self.cached: dict[str, CachedFile] = dict(cached)
-        self.dirty = False
+        self.cached: dict[str, CachedFile] = dict(kept.files)
+        self._vcs = files.vcs_token() if stat else None
+        self._moves: dict[str, Optional[str]] = dict(kept.moves) if self._vcs and kept.vcs == self._vcs else {}
+        self.dirty = bool(kept.moves) and not self._moves  # what version control said before no longer holds
         self._seen: dict[str, object] = {}  # path → CachedFile, None (absent) or _UNREADABLE
         self._content: dict[str, bytes] = {}
+
+    def kept(self) -> CachedTree:
+        """What this check leaves for the next: the files, and the moves while version control vouches for them."""
+        vcs = self._files.vcs_token() if self._stat else None
+        if not vcs or vcs != self._vcs:
+            return CachedTree(self.cached)  # it changed (or failed) during the check: its answers are not kept
+        return CachedTree(self.cached, vcs, self._moves)
+
+    def _moved_to(self, path: str, anchor: Anchor) -> Optional[str]:
+        key = f"{path}\0{anchor.blob}\0{anchor.commit}"
+        if key in self._moves:
+            known = self._moves[key]
+            if known is None or self._look(known) is not None:
+                return known  # (a kept move whose target is gone meanwhile is asked again)
+        moved_to = self._files.renamed_to(path, anchor.blob, anchor.commit)
+        if self._vcs:
+            self._moves[key] = moved_to
+            self.dirty = True
+        return moved_to
 
     def state(self, anchor: Anchor) -> Optional[AnchorState]:
         """How the anchor stands, or None when its file is there but cannot be judged."""
         path = parse_reference(anchor.reference).path
         known = self._look(path)
         if known is None:
-            moved_to = self._files.renamed_to(path, anchor.blob, anchor.commit)
+            moved_to = self._moved_to(path, anchor)
             return AnchorState(anchor.reference, MOVED if moved_to else MISSING, moved_to)
         if known is _UNREADABLE:
             return None
