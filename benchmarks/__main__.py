@@ -49,6 +49,10 @@ SECTIONS = {
     "disclosure": ("benchmarks.disclosure.main",
                    "the session block's size in characters and tokens, full style against index style (the best "
                    "few in full, one line for the rest), on the real knowledge bank"),
+    "near-duplicates": ("benchmarks.near_duplicates.main",
+                        "the near-duplicate threshold calibrated on the real knowledge bank (both snapshots, local "
+                        "model): the closest distinct pair, hand-written paraphrases caught, same-topic learnings "
+                        "not flagged, with vectors and keyword-only"),
     "postgres": ("benchmarks.postgres.main",
                  "PostgreSQL at 10k, 100k and 1M entries next to SQLite: session starts, warm searches, "
                  "concurrent writers, EXPLAIN ANALYZE of a session start's statements"),

@@ -104,4 +104,4 @@ def test_an_entry_kept_to_another_project_is_not_found(tmp_path, isolated_home):
 
     found = conversation(build_server(MemoryService(str(store), str(mine))), steps).structured_content
 
-    assert found == {"entries": [], "not_found": [entry_id]}
+    assert found == {"entries": [], "not_found": [entry_id], "retired": []}

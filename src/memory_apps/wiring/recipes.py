@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from memory_apps.wiring import adapters
+from memory_apps.wiring import adapters, lifecycle
 from memory_core.embedding.plan import NO_EMBEDDER, EmbeddingPlan, plan_embedding
 
 KEPT_EMBEDDERS = 4
@@ -176,5 +176,12 @@ RECIPES: dict[str, Recipe] = {  # each after the recipes it needs: the container
     "anchor_checks": Recipe(anchor_checks, values=("global_store",)),
     "session_start": Recipe(session_start, needs=("store", "context_source", "shared_work", "clock", "anchor_checks"),
                             makers=("retrieval", "importer"), shared=False),
+    "retire": Recipe(lifecycle.retire, needs=("store", "clock", "reconcile"), shared=False),
+    "restore": Recipe(lifecycle.restore, needs=("store", "clock", "reconcile"), shared=False),
+    "supersede": Recipe(lifecycle.supersede, needs=("store", "clock", "remember", "reconcile"), shared=False),
+    "confirm": Recipe(lifecycle.confirm, values=("project_root",),
+                      needs=("store", "clock", "reconcile", "code_files", "layout"), shared=False),
+    "review": Recipe(lifecycle.review, values=("project_root",), needs=("store", "check_anchors", "layout"),
+                     shared=False),
 }
 """Every collaborator the apps ask a wiring for, by name (`container.store()`, `wiring.session_start()`)."""

@@ -1,0 +1,1 @@
+"""`python -m benchmarks near-duplicates`: the near-duplicate threshold calibrated on the real knowledge bank."""
