@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Optional
 
 from pydantic import ValidationError
@@ -16,10 +17,12 @@ from memory_core.policies.bank_trust import BANK_PREFIX, TRUSTED, WIDE, bank_rec
 from memory_core.ports.audit_watermark import AuditWatermark
 from memory_core.ports.bank_authorship import OTHERS, UNKNOWN, BankAuthors, BankAuthorship
 from memory_core.ports.clock import Clock
+from memory_core.ports.entry_lifecycle import EntryLifecycle
 from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredState
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
 from memory_core.session.progress import SessionProgress
+from memory_core.usecases.bank_edits import BankEdits, FilePlan, import_actor
 
 AUTHORSHIP_TIMEOUT_S = 10.0
 """How long an import without a deadline (`import`, `trust`, a background run) lets git name a bank's authors."""
@@ -45,6 +48,14 @@ class ImportReport:
     """Parsed entries not imported yet because the deadline came first (a later run resumes)."""
     banks: dict[str, str] = field(default_factory=dict)
     """The verdict on each category file of the project's bank (own, local, trusted, others, unknown)."""
+    edited: int = 0
+    """Entries whose bank block kept its heading and got a new text: one entry, the new text, the old counts."""
+    retired: int = 0
+    """Entries whose block left its bank file (and every other bank): out of injection, restorable."""
+    restored: int = 0
+    """Entries an import had retired whose block came back to a bank."""
+    still_retired: int = 0
+    """Blocks whose entry is retired (or was edited into a newer one): never brought back by an import."""
 
     @property
     def complete(self) -> bool:
@@ -71,8 +82,10 @@ class ImportKnowledgeBank:
     """Brings markdown entries into the store; re-importing the same files changes nothing."""
 
     def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock, layout: ProjectLayout,
-                 keywords: Optional[TieredKeywords] = None, authorship: Optional[BankAuthorship] = None) -> None:
+                 keywords: Optional[TieredKeywords] = None, authorship: Optional[BankAuthorship] = None,
+                 actor: Optional[str] = None) -> None:
         self._reader = reader
+        self._actor = actor  # who the history of an edit or retirement names; None: `<user> via import`
         self._store = store
         self._clock = clock
         self._layout = layout
@@ -104,6 +117,7 @@ class ImportKnowledgeBank:
         decided = self._bank_scopes(project_root, parsed, report, now.strftime("%Y-%m-%dT%H:%M:%SZ"), timeout,
                                     session=deadline is not None)
         scopes = _Scopes(decided, {e.entry_id for e in parsed if e.origin == "global"})
+        edits, plans = self._bank_edits(project_root, parsed, project, scopes, report, now)
         todo = self._not_yet_stored(unique, report, scopes)
         size = max(1, batch_size)
         for start in range(0, len(todo), size):
@@ -120,7 +134,10 @@ class ImportKnowledgeBank:
                 if progress is not None:
                     progress.batch_ended(len(outcomes))
             for outcome in outcomes:
-                setattr(report, outcome.status, getattr(report, outcome.status) + 1)
+                counter = _COUNTERS.get(outcome.status, outcome.status)
+                setattr(report, counter, getattr(report, counter) + 1)
+        if report.complete and edits is not None:
+            edits.record(plans)  # after a complete import only: an interrupted one compares with the same record
         # Without git's verdict on every file the import stays unmarked: a slow git on the first session must not
         # keep the user's own bank scoped for good; the next import (the background run's, with more time) asks again.
         if report.complete and report.decided:
@@ -128,6 +145,26 @@ class ImportKnowledgeBank:
         if report.complete and lost:  # the lost commits are back whatever git says of the bank's authors
             self._store.caught_up()
         return report
+
+    def _bank_edits(self, project_root: str, parsed: list[KnowledgeEntry], project: str, scopes: "_Scopes",
+                    report: ImportReport, now: datetime) -> tuple[Optional[BankEdits], list[FilePlan]]:
+        """Edits, retirements and restorations the bank's files owe since their last import, applied before the
+        batches (an edited block must replace its entry before it would be stored as a new one)."""
+        local = [e for e in parsed if e.origin == "local"]
+        if not local or not isinstance(self._store, EntryLifecycle):
+            return None, []
+        edits = BankEdits(self._store, self._store, self._layout.identity(project_root), now,
+                          self._actor or import_actor())
+        plans = edits.plan(local)
+
+        def draft_of(entry: KnowledgeEntry):
+            items = self._drafts([entry], project, ImportReport(), scopes)  # a skipped one is reported by the import
+            return items[0][0] if items else None
+
+        counts = edits.apply(plans, scopes.listed_globally,
+                             lambda ids: {state.id for state in self._stored_states(ids)}, draft_of)
+        report.edited, report.retired, report.restored = counts.edited, counts.retired, counts.restored
+        return edits, plans
 
     def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
                      when: str, timeout_s: float, session: bool = False) -> dict[str, Optional[str]]:
@@ -214,6 +251,10 @@ def _git_was_too_slow(store: EntryStore, identity: str) -> bool:
     """Whether the last import of this bank got no verdict from git for some file."""
     record = bank_record(store.get_metadata(BANK_PREFIX + identity))
     return record is not None and UNKNOWN in record["files"].values()
+
+
+_COUNTERS = {"retired": "still_retired"}
+"""Import outcomes counted under another name: `retired` counts what this import retired."""
 
 
 @dataclass
