@@ -132,12 +132,13 @@ class BankEdits:
         """Restore, edit and retire as the plans say (`live_of`: which of these ids are stored; `draft_of`: the
         validated draft the import would store for a block, None when it would skip it)."""
         counts = LifecycleCounts()
-        wanted = {i for p in plans for i in p.returned + p.removed} | {
+        restored = self._restore(plans)
+        counts.restored = len(restored)
+        wanted = {i for p in plans for i in p.removed} | {
             i for p in plans for old_id, block in p.edits for i in (old_id, block.entry_id)}
         if not wanted:
             return counts
-        live = live_of(sorted(wanted))
-        counts.restored = self._restore(plans, live)
+        live = live_of(sorted(wanted)) | restored
         counts.edited = self._edit(plans, live, draft_of)
         counts.retired = self._retire(plans, live, global_ids)
         return counts
@@ -152,21 +153,21 @@ class BankEdits:
         if fresh:
             self._store.set_metadata(BANKS_KEY, json.dumps(sorted(set(known) | set(fresh))))
 
-    def _restore(self, plans: Sequence[FilePlan], live: set[str]) -> int:
+    def _restore(self, plans: Sequence[FilePlan]) -> set[str]:
         """A block back in a bank brings back the entry an import retired when it left (a branch switched
-        back, a block undeleted); an entry the user retired stays retired."""
-        back = {i: p.file for p in plans for i in p.returned if i not in live}
+        back, a block undeleted); an entry the user retired stays retired. One read of the retired entries,
+        only when a file holds an id its record did not (a retired entry is never live: no state to read)."""
+        back = {i: p.file for p in plans for i in p.returned}
         if not back:
-            return 0
-        restored = 0
+            return set()
+        restored: set[str] = set()
         for retired in self._lifecycle.retired_entries():
             entry_id = retired.entry.id
             if entry_id not in back or retired.superseded_by or not retired.reason.startswith(REMOVED):
                 continue
             event = HistoryEvent(entry_id, "restored", self._now, self._actor, {"reason": f"back in {back[entry_id]}"})
             if self._lifecycle.restore(entry_id, event) is not None:
-                live.add(entry_id)
-                restored += 1
+                restored.add(entry_id)
         return restored
 
     def _edit(self, plans: Sequence[FilePlan], live: set[str],
