@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from tests._helpers import db_rows, run_in_process, run_injector, write_settings
+from tests._helpers import run_in_process, run_injector, write_settings
 
 pytestmark = pytest.mark.slow
 
@@ -72,9 +71,9 @@ def import_bank(project, store, home) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
-def entries(store) -> dict[str, tuple]:
-    rows = db_rows(store / "memory.db", "SELECT name, id, description, observation_count, recall_count FROM entries")
-    return {name: rest for name, *rest in rows}
+def entries(backend, store) -> dict[str, tuple]:
+    rows = backend.rows(store, "SELECT name, id, description, observation_count, recall_count FROM entries")
+    return {name: tuple(rest) for name, *rest in rows}
 
 
 def edit_bank(project, name, old, new) -> None:
@@ -85,20 +84,20 @@ def edit_bank(project, name, old, new) -> None:
 
 
 def test_an_edited_description_leaves_one_entry_with_the_new_text_and_the_old_counts(project, tmp_path,
-                                                                                      isolated_home):
+                                                                                      isolated_home, backend):
     store = tmp_path / "store"
     assert import_bank(project, store, isolated_home) == (0, 0)
     shown = run_injector(project, store, isolated_home)  # the session recalls what it shows
     assert shown.returncode == 0, shown.stderr
     name = "Parser errors name the line"
-    old_id, _, observed, recalled = entries(store)[name]
+    old_id, _, observed, recalled = entries(backend, store)[name]
     assert (observed, recalled) == (3, 1)
 
     edit_bank(project, "patterns.md", "with the line number of the bad input.", "with the line and column of the "
                                                                                 "bad input.")
     assert import_bank(project, store, isolated_home) == (1, 0)
 
-    now = entries(store)
+    now = entries(backend, store)
     assert len(now) == 5 and [n for n in now if n == name] == [name]
     new_id, description, observed, recalled = now[name]
     assert (description, observed, recalled) == (EDITED, 3, 1) and new_id != old_id
@@ -110,40 +109,40 @@ def test_an_edited_description_leaves_one_entry_with_the_new_text_and_the_old_co
     assert import_bank(project, store, isolated_home) == (0, 0), "an edit is applied once"
 
 
-def test_a_removed_block_is_retired_not_deleted_and_comes_back_with_its_counts(project, tmp_path, isolated_home):
+def test_a_removed_block_is_retired_not_deleted_and_comes_back_with_its_counts(project, tmp_path, isolated_home,
+                                                                               backend):
     store = tmp_path / "store"
     import_bank(project, store, isolated_home)
     run_injector(project, store, isolated_home)
-    before = entries(store)["Small commits"]
+    before = entries(backend, store)["Small commits"]
     small = "### Heuristic: Small commits\nCommit one idea at a time so a revert takes one step.\n"
 
     edit_bank(project, "heuristics.md", small, "")
     assert import_bank(project, store, isolated_home) == (0, 1)
 
-    assert "Small commits" not in entries(store)
-    with sqlite3.connect(store / "memory.db") as conn:
-        reason = conn.execute("SELECT reason FROM retired_entries WHERE id = ?", (before[0],)).fetchall()
-        tombstones = conn.execute("SELECT COUNT(*) FROM deleted_entries").fetchone()[0]
-    assert (reason, tombstones) == ([("removed from heuristics.md",)], 0)
+    assert "Small commits" not in entries(backend, store)
+    reason = backend.rows(store, "SELECT reason FROM retired_entries WHERE id = ?", (before[0],))
+    tombstones = backend.rows(store, "SELECT COUNT(*) FROM deleted_entries")
+    assert (reason, tombstones) == ([("removed from heuristics.md",)], [(0,)])
     assert "Small commits" not in run_injector(project, store, isolated_home).stdout
 
     edit_bank(project, "heuristics.md", "# Heuristics\n", "# Heuristics\n\n" + small)
     out = cli(isolated_home, "import", "--project-root", project, "--global-store", store)
     assert "1 restored" in out, out
-    assert entries(store)["Small commits"] == before
+    assert entries(backend, store)["Small commits"] == before
 
 
 def test_a_renamed_heading_with_a_new_text_is_a_new_learning_and_the_old_one_retires(project, tmp_path,
-                                                                                    isolated_home):
+                                                                                    isolated_home, backend):
     store = tmp_path / "store"
     import_bank(project, store, isolated_home)
     edit_bank(project, "patterns.md", "### Pattern: Retry with backoff\nRetry network calls with exponential "
                                       "backoff and a cap.",
               "### Pattern: Jitter\nAdd jitter to retries so clients do not retry in step.")
     assert import_bank(project, store, isolated_home) == (0, 1)
-    names = set(entries(store))
+    names = set(entries(backend, store))
     assert "Jitter" in names and "Retry with backoff" not in names
 
     edit_bank(project, "patterns.md", "### Pattern: Jitter", "### Pattern: Retry jitter")  # same text, new heading
     assert import_bank(project, store, isolated_home) == (0, 0)
-    assert len(entries(store)) == 5
+    assert len(entries(backend, store)) == 5
