@@ -99,6 +99,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     from memory_apps.commands.embedding import add_commands
     from memory_apps.commands.entries import add_commands as add_entry_commands
     from memory_apps.commands.importing import add_command as add_import_command
+    from memory_apps.commands.lifecycle import add_commands as add_lifecycle_commands
     from memory_apps.commands.maintain import add_command as add_maintain_command
     from memory_apps.commands.migrate import add_command as add_migrate_command
 
@@ -112,6 +113,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     add_commands(commands, fmt)
     add_maintain_command(commands, fmt)
     add_entry_commands(commands, fmt)
+    add_lifecycle_commands(commands, fmt)
     add_trust_command(commands, fmt)
     add_migrate_command(commands, fmt)
     add_serve(commands, fmt)

@@ -1,4 +1,5 @@
-"""The MCP server (`iflow-memory serve`): store_memory, search_memory, get_memory, delete_memory over stdio."""
+"""The MCP server (`iflow-memory serve`): store_memory, search_memory, get_memory, delete_memory over stdio, and
+the lifecycle tools (`mcp_lifecycle`: review_memory, confirm_memory, retire_memory, restore_memory)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Annotated, Literal, Optional
 from pydantic import BaseModel, Field, ValidationError
 
 from memory_apps.formatting import EXIT_DATABASE, fail
+from memory_apps.mcp_lifecycle import RetiredMemory, add_lifecycle_tools, retired_memory
 from memory_apps.service import MemoryService
 from memory_core.errors import InvalidEntry, MemoryCoreError, install_hint
 from memory_core.safety.inert import one_line, strip_controls
@@ -67,6 +69,7 @@ class StoredMemory(BaseModel):
     observation_count: int
     embedded: bool
     message: str
+    superseded: Optional[str] = None
 
 
 class MemoryHit(BaseModel):
@@ -110,6 +113,7 @@ class Memories(BaseModel):
 
     entries: list[MemoryEntry]
     not_found: list[str]
+    retired: list[RetiredMemory] = []
 
 
 class DeletedMemory(BaseModel):
@@ -171,20 +175,27 @@ def build_server(service: MemoryService):
             "thumb."))],
         references: Annotated[Optional[list[str]], Field(max_length=MAX_REFERENCES, description=(
             "Optional files or features the learning is about, e.g. ['src/export.py']."))] = None,
+        supersedes: Annotated[Optional[str], Field(description=(
+            "Optional id of a stored learning this one replaces (it was wrong or outdated): it is retired, "
+            "pointing to the new one."))] = None,
     ) -> StoredMemory:
         """Store or reinforce one learning (the model reads STORE_DESCRIPTION)."""
         if not reasoning.strip():
             raise ToolError("invalid reasoning: must not be empty (say why this matters and how you found it)")
         result = await in_thread(lambda: service.remember(
-            name, description, reasoning, category, references or [], source="session-capture"))
+            name, description, reasoning, category, references or [], source="session-capture",
+            supersedes=supersedes.strip() if supersedes else None))
         name = one_line(result.name)  # results are read by a model: stored text is shown inert (ADR 13)
         if result.created:
             message = f"Stored: {name} (id: {result.entry_id})"
         else:
             message = (f"Already known: reinforced '{name}' (id: {result.entry_id}), "
                        f"now observed {result.observation_count} times")
+        if result.superseded:
+            message += f"; retired {result.superseded}, which it supersedes"
         return StoredMemory(id=result.entry_id, name=name, created=result.created,
-                            observation_count=result.observation_count, embedded=result.embedded, message=message)
+                            observation_count=result.observation_count, embedded=result.embedded, message=message,
+                            superseded=result.superseded)
 
     # Read-only: a search ranks what is stored and records nothing (recall counts are a session start's).
     @server.tool(description=SEARCH_DESCRIPTION, annotations=ToolAnnotations(
@@ -225,8 +236,9 @@ def build_server(service: MemoryService):
     ) -> Memories:
         """Read learnings by id (the model reads GET_DESCRIPTION)."""
         found = await in_thread(lambda: service.get_many(ids))
+        retired = await in_thread(lambda: _retired_or_edited(service, found))
         return Memories(entries=[shown_entry(e) for e in found.entries],
-                        not_found=[one_line(text) for text in found.not_found])
+                        not_found=[one_line(text) for text in found.not_found], retired=retired)
 
     # Destructive (it removes a learning) and idempotent: deleting again changes nothing more; the repeat only
     # answers that the id is unknown.
@@ -243,7 +255,29 @@ def build_server(service: MemoryService):
             raise ToolError(f"no entry with id {entry_id!r}; use search_memory to find ids")
         return DeletedMemory(id=entry_id.strip(), deleted=True)
 
+    add_lifecycle_tools(server, service, in_thread)
     return server
+
+
+def _retired_or_edited(service: MemoryService, found) -> list[RetiredMemory]:
+    """Of the ids get_many did not find: retired ones said so, an edited entry's old id read as the entry it
+    became (`found` updated in place); the others stay not found."""
+    retired, missing = [], []
+    for text in found.not_found:
+        try:
+            located = service.locate(text)
+        except InvalidEntry:
+            located = None
+        if located is not None and located.retired is not None and service.sees(located.retired.entry):
+            retired.append(retired_memory(located.retired))
+            continue
+        current = service.get_many([located.entry_id]).entries if located is not None else []
+        if current and current[0] not in found.entries:
+            found.entries.append(current[0])
+        elif not current:
+            missing.append(text)
+    found.not_found = missing
+    return retired
 
 
 def shown_entry(entry) -> MemoryEntry:
@@ -258,7 +292,7 @@ def shown_entry(entry) -> MemoryEntry:
 def serve(global_store: Optional[str], project_root: Optional[str]) -> int:
     """Run the server on stdio until the client disconnects."""
     try:
-        service = MemoryService(global_store, project_root, create=True)  # the server is a writer (ADR 14)
+        service = MemoryService(global_store, project_root, create=True, tool="mcp")  # a writer (ADR 14)
         server = build_server(service)
     except ImportError:
         return fail(f"the MCP server needs the mcp package: {install_hint('mcp')}")

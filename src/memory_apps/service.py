@@ -22,7 +22,6 @@ from memory_core.entries.models import Entry, EntryDraft
 from memory_core.entries.request_checks import (
     MAX_LIMIT, check_category, check_ids, check_limit, check_query, plain_error,
 )
-from memory_core.usecases.remember import Remembered
 from memory_core.usecases.retrieve import Retrieval
 
 
@@ -35,6 +34,8 @@ class StoreResult:
     created: bool
     observation_count: int
     embedded: bool
+    superseded: Optional[str] = None
+    """The id of the entry this one replaced and retired (`supersedes`)."""
 
 
 @dataclass
@@ -49,9 +50,11 @@ class MemoryService:
     """Thread-safe facade over the container: remember, search, get, delete, list."""
 
     def __init__(self, global_store: Optional[str] = None, project_root: Optional[str] = None,
-                 settings: Optional[MemoryConfig] = None, create: bool = False) -> None:
+                 settings: Optional[MemoryConfig] = None, create: bool = False, tool: str = "library") -> None:
         """Open the global store; one that does not exist is created by the first write (`remember`, `inject`),
-        or here with `create`. Reads of a store that does not exist raise StoreNotFound (ADR 14)."""
+        or here with `create`. Reads of a store that does not exist raise StoreNotFound (ADR 14). `tool` names
+        the caller in the history of the changes it makes (`<user> via <tool>`)."""
+        self.tool = tool
         self.project_root = os.path.abspath(project_root or os.getcwd())
         self.global_store = global_store_dir(global_store)
         self.settings = settings or load_config(self.project_root)
@@ -113,8 +116,11 @@ class MemoryService:
 
     def remember(self, name: str, description: str, reasoning: str = "", category: str = "patterns",
                  references: Optional[list[str]] = None, keywords: Optional[list[str]] = None,
-                 source: str = "manual", confidence: Optional[str] = None) -> StoreResult:
-        """Validate and store a learning (a repeat reinforces the existing entry), then embed it."""
+                 source: str = "manual", confidence: Optional[str] = None,
+                 supersedes: Optional[str] = None) -> StoreResult:
+        """Validate and store a learning (a repeat reinforces the existing entry), then embed it; with
+        `supersedes` (an id or unique prefix), retire that entry as replaced by this one (InvalidEntry, nothing
+        stored, when it names no live entry)."""
         fields = {"name": name, "description": description, "reasoning": reasoning, "category": category,
                   "references": references or [], "keywords": keywords or [], "source": source,
                   "source_project": self.project_name}  # universal: a captured learning helps every project (AC4)
@@ -127,12 +133,25 @@ class MemoryService:
         with self._lock:
             self._open()  # a write creates the store
             self._prepare_write()
-            stored: Remembered = self.container.remember().run(draft)
+            superseded = None
+            if supersedes is not None:
+                result = self._supersede(draft, supersedes)
+                stored, superseded = result.remembered, result.old_id
+            else:
+                stored = self.container.remember().run(draft)
             report = embed_after_write(self.container, [stored.entry_id])
             keep_snapshot(self.container)
             entry = self.container.store().get(stored.entry_id)
         return StoreResult(stored.entry_id, stored.name, stored.created, stored.observation_count,
-                           bool(entry and entry.has_embedding) or bool(report and report.embedded))
+                           bool(entry and entry.has_embedding) or bool(report and report.embedded), superseded)
+
+    def _supersede(self, draft: EntryDraft, supersedes: str):
+        from memory_apps.wiring.lifecycle import actor
+
+        old_id = self._live_id(supersedes, "supersedes")
+        result = self.container.supersede().run(draft, old_id, actor(self.tool))
+        self._say_audit(result.audit_problem)
+        return result
 
     def search(self, query: str, limit: int = 10, category: Optional[str] = None,
                include_weak: bool = False) -> Retrieval:
@@ -224,3 +243,100 @@ class MemoryService:
             self._open()  # a session start creates the store, as the hook does
             return run_injection(InjectRequest(self.project_root, self.global_store, limit), self.settings,
                                  lambda: self.container, session_deadline(process_start=False), emit=lambda _: None)
+
+    # The lifecycle (ADR 26): retire, restore, confirm, supersede (in `remember`), history and review.
+
+    def locate(self, text: str):
+        """What an id or unique prefix names, live or retired (an edited entry's old id resolves to the current
+        one): a `Located`, or None; InvalidEntry for a malformed id, AmbiguousId for a shared prefix."""
+        from memory_core.usecases.lifecycle.locate import locate
+
+        with self._lock:
+            return locate(self.container.store(), self._lifecycle(), text)
+
+    def sees(self, entry: Entry) -> bool:
+        """Whether this project's sessions may read the entry (universal, or kept to this project: ADR 23)."""
+        with self._lock:
+            if self._scopes is None:
+                self._scopes = project_scopes(self.project_root)  # a git lookup: once per service
+            return entry.scope is None or entry.scope in self._scopes
+
+    def retire(self, entry_id: str, reason: str = "") -> Optional[Entry]:
+        """Take a live entry out of injection and search (kept, with its history, restorable); the retired entry,
+        or None when the id names no live entry."""
+        return self._change("retire", entry_id, reason)
+
+    def restore(self, entry_id: str) -> Optional[Entry]:
+        """Put a retired entry back (embedded again); the entry, or None when the id names no retired entry."""
+        with self._lock:
+            located = self.locate(entry_id)
+            if located is None or located.retired is None:
+                return None
+            restored = self._change("restore", located.entry_id)
+            if restored is not None:
+                embed_after_write(self.container, [restored.id])
+            return restored
+
+    def confirm(self, entry_id: str) -> Optional[Entry]:
+        """Re-anchor a live entry to the project's code as it is today (its citations are current again); the
+        entry with its new anchors, or None when the id names no live entry."""
+        return self._change("confirm", entry_id)
+
+    def history(self, entry_id: str) -> list:
+        """The history events (who, when, what) of an entry and of every older id it had, oldest first."""
+        with self._lock:
+            lifecycle = self._lifecycle()
+            return lifecycle.history(lifecycle.resolve(entry_id))
+
+    def retired_entries(self) -> list:
+        """Every retired entry (`RetiredEntry`: the entry, when, why, what superseded it), newest first."""
+        with self._lock:
+            return self._lifecycle().retired_entries()
+
+    def review(self):
+        """What needs a human (`ReviewQueues`): entries with stale citations, near-duplicate pairs, superseded
+        entries."""
+        with self._lock:
+            self._lifecycle()
+            return self.container.review().run()
+
+    def _change(self, action: str, entry_id: str, *arguments: str) -> Optional[Entry]:
+        from memory_apps.wiring.lifecycle import actor
+
+        with self._lock:
+            self._prepare_write()
+            if action != "restore":
+                entry_id = self._live_id(entry_id, "id") or ""
+                if not entry_id:
+                    return None
+            changed = getattr(self.container, action)().run(entry_id, *arguments, actor(self.tool))
+            if changed is None:
+                return None
+            self._say_audit(changed.audit_problem)
+            keep_snapshot(self.container)
+            return changed.entry
+
+    def _live_id(self, text: str, field: str) -> Optional[str]:
+        """The live id `text` names (an edited entry's old id included); None when it names none. For
+        `supersedes`, InvalidEntry instead of None."""
+        located = self.locate(text)
+        if located is not None and located.entry is not None:
+            return located.entry_id
+        if field == "id":
+            return None
+        why = "is retired" if located is not None else "names no entry"
+        raise InvalidEntry(field, f"{text} {why}")
+
+    def _lifecycle(self):
+        from memory_core.errors import StorageError
+        from memory_core.ports.entry_lifecycle import EntryLifecycle
+
+        store = self.container.store()
+        if not isinstance(store, EntryLifecycle):
+            raise StorageError("this store keeps no entry lifecycle (retire, restore, history)")
+        return store
+
+    @staticmethod
+    def _say_audit(problem: Optional[str]) -> None:
+        if problem:
+            print(f"iflow-memory: markdown copy not written yet: {problem}", file=sys.stderr)

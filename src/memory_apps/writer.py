@@ -30,7 +30,8 @@ EPILOG = """examples:
 entry fields: name, description, category (anti-patterns|patterns|heuristics) are required;
 reasoning, keywords, references, confidence (high|medium|low), source (retro|session-capture|manual|import),
 source_project are optional. The id is the content hash of the description; writing the same
-description again reinforces the entry (observation count +1).
+description again reinforces the entry (observation count +1). --supersedes ID stores the learning and
+retires the one it replaces (kept with its history; `show ID` names the replacement).
 An entry without references gets up to 20 files its feature branch changed (git diff against the merge base
 with the default branch; files the entry's text names come first); a repeat keeps the references already stored.
 exit status: 0 stored, 1 invalid entry, 2 database error."""
@@ -46,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="do not fill a missing references list from the project's feature branch (default: "
                              f"up to {MAX_GIT_REFERENCES} files the branch changed, git given "
                              f"{GIT_REFERENCES_TIMEOUT_S:g} s at most)")
+    parser.add_argument("--supersedes", metavar="ID", default=None,
+                        help="the id (or a unique prefix) of a learning this one replaces: it is retired, pointing "
+                             "to the new one (`show ID` says so; `restore ID` undoes it)")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--entry-json", help="the entry as a JSON object")
     source.add_argument("--entry-file", help="path to a file holding the entry as a JSON object ('-' = stdin)")
@@ -69,6 +73,7 @@ def build_parser(prog: Optional[str] = PROG) -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_arguments(parser)
+    parser.set_defaults(tool="writer")  # `iflow-memory write` is the cli's: history names which one changed what
     return parser
 
 
@@ -142,12 +147,21 @@ def write(args: argparse.Namespace) -> int:
     global_store = global_store_dir(args.global_store)
     settings = load_config(args.project_root)
     if not settings.semantic_enabled:
+        if args.supersedes:
+            return fail("--supersedes needs the database (memory_semantic_enabled is false in the settings)")
         return _markdown_only(draft, global_store, args.project_root)
+    superseded = None
     try:
         container = build_container(settings, global_store, project_root=args.project_root, full_check=True)
         open_store_recovering(container, args.project_root, global_store)
         remember = container.remember()
-        stored = remember.run(draft)
+        if args.supersedes:
+            superseded = _supersede(container, draft, args.supersedes, getattr(args, "tool", "cli"))
+            if isinstance(superseded, int):
+                return superseded
+            stored = superseded.remembered
+        else:
+            stored = remember.run(draft)
         embed_after_write(container, [stored.entry_id])
         keep_snapshot(container)
     except StorageError as exc:
@@ -155,7 +169,31 @@ def write(args: argparse.Namespace) -> int:
     if remember.audit_problem:
         print(f"iflow-memory: {remember.audit_problem}", file=sys.stderr)
     print(f"Stored: {one_line(stored.name)} (id: {stored.entry_id})")
+    if superseded is not None:
+        print(f"Superseded: {superseded.old_id} — {one_line(superseded.old_name)} (retired; "
+              f"`iflow-memory show {superseded.old_id}` says what replaced it)")
     return EXIT_OK
+
+
+def _supersede(container, draft, text: str, tool: str):
+    """Store the draft and retire the entry `text` names (a Superseded), or an exit status after saying why not."""
+    from memory_apps.wiring.lifecycle import actor
+    from memory_core.errors import InvalidEntry
+    from memory_core.usecases.lifecycle.locate import locate
+
+    store = container.store()
+    try:
+        found = locate(store, store, text)
+        if found is None:
+            return fail(f"no entry with id {one_line(text)} (--supersedes)")
+        if found.entry is None:
+            return fail(f"{found.entry_id} is retired already (--supersedes); `iflow-memory restore` it first")
+        result = container.supersede().run(draft, found.entry_id, actor(tool))
+    except InvalidEntry as exc:
+        return fail(f"invalid {exc.field}: {one_line(exc.message)}")
+    if result.audit_problem:
+        print(f"iflow-memory: {result.audit_problem}", file=sys.stderr)
+    return result
 
 
 _WORDS = re.compile(r"[\w./-]+")

@@ -118,7 +118,12 @@ def test_limit_shows_its_bounds_and_the_server_keeps_them(server):
 def test_tools_carry_annotations_that_match_what_they_do(server):
     listed = {name: tool.annotations for name, tool in tools(server).items()}
 
-    assert set(listed) == {"store_memory", "search_memory", "get_memory", "delete_memory"}
+    assert set(listed) == {"store_memory", "search_memory", "get_memory", "delete_memory", "review_memory",
+                           "confirm_memory", "retire_memory", "restore_memory"}
+    assert listed["review_memory"].read_only_hint is True, "a review lists; it changes nothing"
+    for changes in ("confirm_memory", "retire_memory", "restore_memory"):
+        assert listed[changes].read_only_hint is False and listed[changes].destructive_hint is False, changes
+    assert listed["confirm_memory"].idempotent_hint is True
     search, store, delete = listed["search_memory"], listed["store_memory"], listed["delete_memory"]
     assert search.read_only_hint is True
     assert listed["get_memory"].read_only_hint is True, "reading a learning records nothing"

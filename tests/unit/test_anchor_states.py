@@ -21,7 +21,7 @@ class FakeCodeFiles:
     def read(self, path: str) -> Optional[bytes]:
         return self.files.get(path)
 
-    def renamed_to(self, path: str) -> Optional[str]:
+    def renamed_to(self, path: str, blob: str = "", commit: str = "") -> Optional[str]:
         return self.renames.get(path)
 
 

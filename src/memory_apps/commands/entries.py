@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def _service(args: argparse.Namespace) -> MemoryService:
     from memory_apps.service import MemoryService  # the container's import cost is paid only by these commands
 
-    return MemoryService(args.global_store, args.project_root)
+    return MemoryService(args.global_store, args.project_root, tool="cli")
 
 
 def search_command(args: argparse.Namespace) -> int:
@@ -66,6 +66,10 @@ def _relevance_text(relevance: Optional[float]) -> str:
 def list_command(args: argparse.Namespace) -> int:
     """List entries with optional filters."""
     service = _service(args)
+    if getattr(args, "retired", False):
+        from memory_apps.commands.entry_story import list_retired
+
+        return list_retired(service, args)
     entries = service.entries()
     if args.category:
         entries = [e for e in entries if e.category == args.category]
@@ -118,8 +122,33 @@ def _resolved(service: MemoryService, text: str) -> tuple[Optional[str], int]:
 
 
 def show_command(args: argparse.Namespace) -> int:
-    """Show one entry in full (by id or a unique prefix)."""
+    """Show one entry in full (by id or a unique prefix), retired ones and edited-away ids too, with its story:
+    what became of it, its anchors and its history."""
+    from memory_apps.commands.entry_story import located, story_dict, story_lines
+
     service = _service(args)
+    if not _keeps_lifecycle(service):
+        return _show_plain(service, args)
+    found, status = located(service, args.id)
+    if found is None:
+        return status
+    entry = found.entry if found.entry is not None else found.retired.entry
+    if args.json:
+        print(dumps({**entry_dict(entry), **story_dict(service, found)}))
+        return 0
+    head, tail = story_lines(service, found)
+    data = {k: v for k, v in entry_dict(entry).items() if k != "anchors"}
+    print("\n".join(head + [fields(data, multi_line=("description", "reasoning"))] + tail))
+    return 0
+
+
+def _keeps_lifecycle(service: MemoryService) -> bool:
+    from memory_core.ports.entry_lifecycle import EntryLifecycle
+
+    return isinstance(service.container.store(), EntryLifecycle)
+
+
+def _show_plain(service: MemoryService, args: argparse.Namespace) -> int:
     entry_id, status = _resolved(service, args.id)
     entry = service.get(entry_id) if entry_id else None
     if entry is None:
@@ -240,9 +269,16 @@ def add_commands(commands, fmt) -> None:
     listing.add_argument("--category", choices=CATEGORIES, help="only this category")
     listing.add_argument("--project", help="only entries from this source project")
     listing.add_argument("--source", choices=["retro", "session-capture", "manual", "import"], help="only this source")
+    listing.add_argument("--retired", action="store_true",
+                         help="list the retired entries instead (out of injection and search; `restore` brings one "
+                              "back)")
     listing.add_argument("--json", action="store_true", help=JSON_HELP)
 
-    show = add("show", show_command, "show one memory in full", "example:\n  iflow-memory show 1c123aa2533f3d04")
+    show = add("show", show_command, "show one memory in full",
+               "A retired memory shows when and why it was retired and what replaced it; an id an edit replaced\n"
+               "shows the entry it became. Anchors (what each cited file was when it was learned or confirmed)\n"
+               "and the history (who changed what, when) follow the entry.\n\n"
+               "example:\n  iflow-memory show 1c123aa2533f3d04")
     show.add_argument("id", help=ID_HELP)
     show.add_argument("--json", action="store_true", help=JSON_HELP)
 

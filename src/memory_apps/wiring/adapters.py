@@ -73,6 +73,20 @@ def git_bank_authorship():
     return GitBankAuthorship()
 
 
+def git_code_files(project_root: Optional[str]):
+    """The project's working tree as an anchor check reads it (git says where a vanished file went)."""
+    from memory_adapters.project.git_code_files import GitCodeFiles
+
+    return GitCodeFiles(project_root or os.getcwd())
+
+
+def json_anchor_cache(global_store: str):
+    """What each project's cited files held when last read, by file identity (`<global store>/anchors/`)."""
+    from memory_adapters.project.json_anchor_cache import JsonAnchorCache
+
+    return JsonAnchorCache(os.path.join(global_store, "anchors"))
+
+
 def markdown_audit_trail(global_store: str, project_root: Optional[str]):
     """The markdown copies of entries: the global store's, and the project's when it has a root."""
     from memory_adapters.markdown.audit_trail import MarkdownAuditTrail

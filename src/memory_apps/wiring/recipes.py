@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from memory_apps.wiring import adapters
+from memory_apps.wiring import adapters, lifecycle
 from memory_core.embedding.plan import NO_EMBEDDER, EmbeddingPlan, plan_embedding
 
 KEPT_EMBEDDERS = 4
@@ -112,6 +112,13 @@ def session_start(store, context_source, shared_work, clock, retrieval, importer
                         context_source=context_source, shared_work=shared_work, clock=clock)
 
 
+def check_anchors(code_files, anchor_cache):
+    """The check before use: entries' anchors against the project's tree, through the per-project cache."""
+    from memory_core.usecases.check_anchors import CheckAnchors
+
+    return CheckAnchors(files=code_files, cache=anchor_cache)
+
+
 _STORE_VALUES = ("db_path", "database_url", "global_store", "fts5", "full_check", "busy_timeout_ms", "busy_retries",
                  "connect_timeout_s", "statement_timeout_ms")
 
@@ -140,7 +147,17 @@ RECIPES: dict[str, Recipe] = {  # each after the recipes it needs: the container
     "reconcile": Recipe(reconcile_audit, values=("global_store",), needs=("store", "audit_trail"), shared=False),
     "remember": Recipe(remember, needs=("store", "clock", "keyword_tiers", "reconcile"), shared=False),
     "embed_pending": Recipe(embed_pending, needs=("store",), shared=False),
+    "code_files": Recipe(adapters.git_code_files, values=("project_root",), shared=False),
+    "anchor_cache": Recipe(adapters.json_anchor_cache, values=("global_store",)),
+    "check_anchors": Recipe(check_anchors, needs=("code_files", "anchor_cache"), shared=False),
     "session_start": Recipe(session_start, needs=("store", "context_source", "shared_work", "clock"),
                             makers=("retrieval", "importer"), shared=False),
+    "retire": Recipe(lifecycle.retire, needs=("store", "clock", "reconcile"), shared=False),
+    "restore": Recipe(lifecycle.restore, needs=("store", "clock", "reconcile"), shared=False),
+    "supersede": Recipe(lifecycle.supersede, needs=("store", "clock", "remember", "reconcile"), shared=False),
+    "confirm": Recipe(lifecycle.confirm, values=("project_root",),
+                      needs=("store", "clock", "reconcile", "code_files", "layout"), shared=False),
+    "review": Recipe(lifecycle.review, values=("project_root",), needs=("store", "check_anchors", "layout"),
+                     shared=False),
 }
 """Every collaborator the apps ask a wiring for, by name (`container.store()`, `wiring.session_start()`)."""

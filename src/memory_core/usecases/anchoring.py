@@ -16,7 +16,7 @@ def anchor_now(reference: str, files: CodeFiles, project: str = "", commit: str 
     content = files.read(parse_reference(reference).path)
     if content is None:
         return None
-    return Anchor(reference, git_blob_id(content), _region(reference, content), project, commit)
+    return Anchor(reference, git_blob_id(content), region_of(reference, content), project, commit)
 
 
 def check_anchor(anchor: Anchor, files: CodeFiles) -> AnchorState:
@@ -25,16 +25,17 @@ def check_anchor(anchor: Anchor, files: CodeFiles) -> AnchorState:
     reference = parse_reference(anchor.reference)
     content = files.read(reference.path)
     if content is None:
-        moved_to = files.renamed_to(reference.path)
+        moved_to = files.renamed_to(reference.path, anchor.blob, anchor.commit)
         return AnchorState(anchor.reference, MOVED if moved_to else MISSING, moved_to)
     if git_blob_id(content) == anchor.blob:
         return AnchorState(anchor.reference, CURRENT)
-    if reference.kind != "file" and anchor.region is not None and _region(anchor.reference, content) == anchor.region:
+    if reference.kind != "file" and anchor.region is not None and region_of(anchor.reference, content) == anchor.region:
         return AnchorState(anchor.reference, CURRENT)  # the file changed elsewhere: what it cites did not
     return AnchorState(anchor.reference, CHANGED)
 
 
-def _region(reference: str, content: bytes) -> Optional[str]:
+def region_of(reference: str, content: bytes) -> Optional[str]:
+    """The hash of the region a line or symbol reference cites in `content` (None for a whole file, or no region)."""
     parsed = parse_reference(reference)
     if parsed.kind == "file":
         return None

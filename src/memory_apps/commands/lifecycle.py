@@ -1,0 +1,140 @@
+"""`iflow-memory review | confirm | retire | restore`: keeping memories true (ADR 26)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memory_apps.commands.entries import ID_HELP, _guard, _service, _store_flags
+from memory_apps.commands.entry_story import located
+from memory_apps.formatting import JSON_HELP, count_of, dumps, fail
+from memory_core.safety.inert import one_line
+
+STALE_HINT = ("the code they cite changed since they were learned: read it, then `iflow-memory confirm ID` (still "
+              "true) or `iflow-memory retire ID` (no longer true)")
+DUPLICATE_HINT = ("pairs that say the same thing: `iflow-memory retire ID` one of them, or write one learning that "
+                  "replaces it with `iflow-memory write --supersedes ID`")
+DONE_KEYS = {"confirm": "confirmed", "retire": "retired", "restore": "restored"}
+SUPERSEDED_HINT = "retired as replaced by a later learning: `iflow-memory restore ID` if that was a mistake"
+
+
+def review_command(args: argparse.Namespace) -> int:
+    """List what needs a human: stale citations, near-duplicates, superseded entries."""
+    service = _service(args)
+    queues = service.review()
+    if args.json:
+        print(dumps(review_dict(queues)))
+        return 0
+    print("\n".join(review_lines(queues)))
+    return 0
+
+
+def review_dict(queues: Any) -> dict[str, list]:
+    """The review queues as JSON-ready data (the keys `review --json` and MCP review_memory share)."""
+    return {
+        "stale": [{"id": s.entry.id, "name": one_line(s.entry.name),
+                   "references": [{"reference": one_line(a.reference), "state": a.state,
+                                   "moved_to": one_line(a.moved_to) if a.moved_to else None} for a in s.states]}
+                  for s in queues.stale],
+        "near_duplicates": [{"ids": [p.first.id, p.second.id], "names": [one_line(p.first.name), one_line(p.second.name)],
+                             "score": round(p.score, 4)} for p in queues.near_duplicates],
+        "superseded": [{"id": r.entry.id, "name": one_line(r.entry.name), "superseded_by": r.superseded_by}
+                       for r in queues.superseded],
+    }
+
+
+def review_lines(queues: Any) -> list[str]:
+    """The review queues for a human: each queue's entries with their ids and marks, and what to run next."""
+    if queues.empty():
+        return ["Nothing to review: every checked citation is current, no near-duplicates, nothing superseded."]
+    lines: list[str] = []
+    if queues.stale:
+        lines += [f"Stale citations: {count_of(len(queues.stale), 'learning')}; {STALE_HINT}"]
+        for stale in queues.stale:
+            lines.append(f"  {stale.entry.id}  {one_line(stale.entry.name)}")
+            lines += [f"      {one_line(state.note())}" for state in stale.states]
+        lines.append("")
+    if queues.near_duplicates:
+        lines += [f"Near-duplicates: {count_of(len(queues.near_duplicates), 'pair')}; {DUPLICATE_HINT}"]
+        for pair in queues.near_duplicates:
+            lines.append(f"  {pair.first.id}  {one_line(pair.first.name)}")
+            lines.append(f"  {pair.second.id}  {one_line(pair.second.name)}   (similarity {pair.score:.2f})")
+        lines.append("")
+    if queues.superseded:
+        lines += [f"Superseded: {count_of(len(queues.superseded), 'learning')}; {SUPERSEDED_HINT}"]
+        lines += [f"  {r.entry.id}  {one_line(r.entry.name)}  -> superseded by {r.superseded_by}"
+                  for r in queues.superseded]
+        lines.append("")
+    return lines[:-1]
+
+
+def confirm_command(args: argparse.Namespace) -> int:
+    """Re-anchor one entry to today's code."""
+    return _change(args, "confirm", "Confirmed", "anchored to the code as it is now ({anchors})")
+
+
+def retire_command(args: argparse.Namespace) -> int:
+    """Retire one entry (kept, restorable)."""
+    return _change(args, "retire", "Retired", "no longer injected or found by search "
+                                              "(`iflow-memory restore {id}` brings it back)")
+
+
+def restore_command(args: argparse.Namespace) -> int:
+    """Put one retired entry back."""
+    return _change(args, "restore", "Restored", "injected and found by search again")
+
+
+def _change(args: argparse.Namespace, action: str, done: str, effect: str) -> int:
+    service = _service(args)
+    found, status = located(service, args.id)
+    if found is None:
+        return status
+    if (found.retired is None) != (action != "restore"):
+        state = "retired" if found.retired is not None else "not retired"
+        verb = "restore it first" if action != "restore" else "nothing to restore"
+        return fail(f"{found.entry_id} is {state}: {verb}")
+    arguments = (found.entry_id, args.reason or "") if action == "retire" else (found.entry_id,)
+    entry = getattr(service, action)(*arguments)
+    if entry is None:
+        return fail(f"no entry with id {one_line(args.id)}")
+    if args.json:
+        data = {"id": entry.id, "name": one_line(entry.name), DONE_KEYS[action]: True}
+        if action == "confirm":
+            data["anchors"] = [a.to_dict() for a in entry.anchors]
+        print(dumps(data))
+        return 0
+    anchors = count_of(len(entry.anchors), "citation") + " anchored"
+    print(f"{done} {entry.id} — {one_line(entry.name)}: " + effect.format(id=entry.id, anchors=anchors))
+    return 0
+
+
+def add_commands(commands, fmt) -> None:
+    """Register review, confirm, retire and restore on the CLI's sub-parsers."""
+    def add(name, handler, help_text, epilog):
+        parser = commands.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".",
+                                     epilog=epilog + "\n\nexit status: 0 ok, 1 not found or invalid input, "
+                                     "2 database error", formatter_class=fmt)
+        _store_flags(parser)
+        parser.add_argument("--json", action="store_true", help=JSON_HELP)
+        parser.set_defaults(handler=_guard(handler))
+        return parser
+
+    add("review", review_command, "list the memories that need a human",
+        "Three queues: learnings whose cited code moved, changed or is gone since they were learned (checked\n"
+        "in this project only), pairs of learnings that say the same thing, and learnings a later one\n"
+        "superseded. Each line names the id the next command takes.\n\n"
+        "examples:\n  iflow-memory review\n  iflow-memory review --json")
+    confirm = add("confirm", confirm_command, "say a memory is still true of today's code",
+                  "Re-anchors the learning's citations to the files as they are now, so it is no longer marked\n"
+                  "stale; a cited file that is gone gets no anchor. Recorded in its history.\n\n"
+                  "example:\n  iflow-memory confirm 1c123aa2533f3d04")
+    confirm.add_argument("id", help=ID_HELP)
+    retire = add("retire", retire_command, "take a memory out of injection and search",
+                 "The learning is kept, with its history, and `iflow-memory restore ID` brings it back; `list\n"
+                 "--retired` lists the retired ones, `show ID` says when and why.\n\n"
+                 "example:\n  iflow-memory retire 1c123aa2533f3d04 --reason 'the CSV reader was replaced'")
+    retire.add_argument("id", help=ID_HELP)
+    retire.add_argument("--reason", default="", help="why, kept in the history and shown by `show`")
+    restore = add("restore", restore_command, "bring a retired memory back",
+                  "example:\n  iflow-memory restore 1c123aa2533f3d04")
+    restore.add_argument("id", help=ID_HELP + "; a retired one")

@@ -1,0 +1,72 @@
+"""The lifecycle use cases' recipes (ADR 26): retire, restore, supersede, confirm and review, with the seam to
+the near-duplicate finder (`near_duplicate_pairs`)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional, Sequence
+
+
+def actor(tool: str) -> str:
+    """Who made a change, as history records it: `<user> via <tool>` (cli, mcp, writer, library, import)."""
+    import getpass  # only when a change is recorded: the hook's path imports this module with the recipes
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no login name (a container without a passwd entry)
+        user = "unknown"
+    return f"{user} via {tool}"
+
+
+def retire(store, clock, reconcile):
+    """Takes an entry out of injection and search, kept and restorable."""
+    from memory_core.usecases.lifecycle.changes import Retire
+
+    return Retire(lifecycle=store, clock=clock, reconcile=reconcile)
+
+
+def restore(store, clock, reconcile):
+    """Puts a retired entry back."""
+    from memory_core.usecases.lifecycle.changes import Restore
+
+    return Restore(lifecycle=store, clock=clock, reconcile=reconcile)
+
+
+def supersede(store, clock, remember, reconcile):
+    """Stores a new learning and retires the one it replaces."""
+    from memory_core.usecases.lifecycle.supersede import Supersede
+
+    return Supersede(store=store, lifecycle=store, clock=clock, remember=remember, reconcile=reconcile)
+
+
+def confirm(store, clock, reconcile, code_files, layout, project_root: Optional[str]):
+    """Re-anchors an entry to the project's code as it is today (anchors taken as a writer takes them)."""
+    from memory_adapters.project.git_code_files import head_commit
+    from memory_core.usecases.check_anchors import anchors_for
+    from memory_core.usecases.lifecycle.changes import Confirm
+
+    root = project_root or os.getcwd()
+
+    def today(references: Sequence[str]):
+        return anchors_for(references, code_files, layout.identity(root), head_commit(root))
+
+    return Confirm(store=store, lifecycle=store, clock=clock, anchors_for=today, reconcile=reconcile)
+
+
+def review(store, check_anchors, layout, project_root: Optional[str]):
+    """The review queues: stale citations (judged in this project only), near-duplicates, superseded entries."""
+    from memory_core.usecases.lifecycle.review import Review
+
+    identity = layout.identity(project_root or os.getcwd())
+
+    def stale(entries: Sequence[Any]):
+        return check_anchors.states(entries, identity)  # a command a human waits for: no deadline
+
+    return Review(store=store, lifecycle=store, stale_check=stale, duplicate_pairs=near_duplicate_pairs(store))
+
+
+def near_duplicate_pairs(store):
+    """Pairs of live entries that say the same thing (i24-dups' finder); none until it is wired."""
+    def pairs(entries: Sequence[Any]) -> list:
+        return []
+    return pairs  # swapped on merge
