@@ -9,12 +9,12 @@ import os
 from typing import Optional
 
 from memory_core.entries.knowledge import KnowledgeEntry
-from memory_core.entries.merge import imported
-from memory_core.entries.records import Entry, HistoryEvent, ImportOutcome, RetiredEntry
+from memory_core.entries.records import Entry, HistoryEvent, ImportOutcome
 from memory_core.ports.entry_lifecycle import EntryLifecycle
 from memory_core.usecases.bank_edits import BANKS_KEY, bank_key, plan_file
 from memory_core.usecases.importing import ImportKnowledgeBank
 from tests.fakes import FakeClock, FakeKnowledgeBankReader, FakeProjectLayout, InMemoryEntryStore
+from tests.unit._lifecycle_fake import LifecycleStore
 
 ROOT = "/projects/my-app"
 OTHER = "/projects/other-app"
@@ -26,58 +26,22 @@ def bank_dir(root: str = ROOT) -> str:
     return os.path.join(root, "docs", "knowledge-bank")
 
 
-class LifecycleStore(InMemoryEntryStore):
-    """InMemoryEntryStore plus the EntryLifecycle methods an import uses, kept in dictionaries."""
+class BankStore(LifecycleStore):
+    """The lifecycle fake plus what an import uses of it: edits, bank records, and imports that skip retired ids."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.retired_by_id: dict[str, RetiredEntry] = {}
-        self.alias: dict[str, str] = {}
-        self.events: list[HistoryEvent] = []
         self.blocks: dict[str, dict] = {}
         self.block_reads = 0
 
     def import_entries(self, items, now):
-        outcomes = []
-        for draft, updated_at in items:
-            if draft.entry_id in self.retired_by_id or draft.entry_id in self.alias:
-                outcomes.append(ImportOutcome(draft.entry_id, "retired"))
-                continue
-            status, entry = imported(self.entries.get(draft.entry_id), draft, now, updated_at,
-                                     draft.entry_id in self.deleted_ids)
-            if entry is not None:
-                self.entries[entry.id] = entry
-            outcomes.append(ImportOutcome(draft.entry_id, status))
-        return outcomes
-
-    def set_anchors(self, entry_id, anchors, event=None) -> bool:
-        return False
-
-    def retire(self, entry_id, event, superseded_by=None) -> Optional[RetiredEntry]:
-        entry = self.entries.pop(entry_id, None)
-        if entry is None:
-            return None
-        self.retired_by_id[entry_id] = RetiredEntry(entry, event.at, event.detail.get("reason", ""), superseded_by)
-        self.events.append(event)
-        return self.retired_by_id[entry_id]
-
-    def restore(self, entry_id, event) -> Optional[Entry]:
-        gone = self.retired_by_id.pop(entry_id, None)
-        if gone is None:
-            return None
-        self.entries[entry_id] = gone.entry
-        self.events.append(event)
-        return gone.entry
-
-    def retired(self, entry_id):
-        return self.retired_by_id.get(entry_id)
-
-    def retired_entries(self):
-        return sorted(self.retired_by_id.values(), key=lambda r: r.retired_at, reverse=True)
+        skipped = [d for d, _ in items if d.entry_id in self.retired_by_id or d.entry_id in self.alias]
+        outcomes = super().import_entries([i for i in items if i[0] not in skipped], now)
+        return [ImportOutcome(d.entry_id, "retired") for d in skipped] + outcomes
 
     def replace_text(self, old_id, draft, event) -> Optional[Entry]:
         old = self.entries.get(old_id)
-        if old is None or draft.entry_id in self.entries:
+        if old is None or draft.entry_id in self.entries or draft.entry_id in self.retired_by_id:
             return None
         new = Entry.from_draft(draft, event.at).with_changes(
             created_at=old.created_at, updated_at=old.updated_at, recall_count=old.recall_count,
@@ -89,23 +53,11 @@ class LifecycleStore(InMemoryEntryStore):
         self.events.append(event)
         return new
 
-    def resolve(self, entry_id: str) -> str:
-        return self.alias.get(entry_id, entry_id)
-
-    def aliases(self):
-        return dict(self.alias)
-
-    def history(self, entry_id):
-        return [e for e in self.events if e.entry_id == entry_id]
-
     def all_history(self):
         return list(self.events)
 
-    def record_event(self, event) -> None:
-        self.events.append(event)
-
     def apply_history(self, events, retired, aliases) -> None:
-        raise NotImplementedError
+        raise NotImplementedError("a rebuild is not an import")
 
     def bank_blocks(self, bank: str):
         self.block_reads += 1
@@ -136,11 +88,11 @@ def by_name(store) -> dict[str, Entry]:
 
 
 def test_the_fake_is_a_lifecycle_store():
-    assert isinstance(LifecycleStore(), EntryLifecycle)
+    assert isinstance(BankStore(), EntryLifecycle)
 
 
 def test_an_edited_description_updates_the_one_entry_and_keeps_its_counts():
-    store, clock = LifecycleStore(), FakeClock()
+    store, clock = BankStore(), FakeClock()
     run(store, {bank_dir(): [PARSER, RETRY, TESTS]}, clock)
     old = by_name(store)["Parser errors"]
     store.record_recall([old.id], clock.now())
@@ -164,7 +116,7 @@ def test_an_edited_description_updates_the_one_entry_and_keeps_its_counts():
 
 
 def test_an_edit_keeps_the_larger_observation_count():
-    store = LifecycleStore()
+    store = BankStore()
     run(store, {bank_dir(): [PARSER]})
     edited = PARSER.model_copy(update={"description": "Parser errors name the line.", "observation_count": 5})
     assert run(store, {bank_dir(): [edited]}).edited == 1
@@ -172,14 +124,14 @@ def test_an_edit_keeps_the_larger_observation_count():
 
 
 def test_a_heading_respaced_or_recased_is_the_same_block():
-    store = LifecycleStore()
+    store = BankStore()
     run(store, {bank_dir(): [PARSER]})
     edited = ke("parser   ERRORS", "Parser errors name the line.")
     assert run(store, {bank_dir(): [edited]}).edited == 1 and store.count() == 1
 
 
 def test_a_removed_block_is_retired_not_deleted_and_its_return_restores_it():
-    store = LifecycleStore()
+    store = BankStore()
     run(store, {bank_dir(): [PARSER, RETRY]})
     report = run(store, {bank_dir(): [PARSER]})
     assert (report.retired, store.count()) == (1, 1)
@@ -193,7 +145,7 @@ def test_a_removed_block_is_retired_not_deleted_and_its_return_restores_it():
 
 
 def test_an_entry_the_user_retired_stays_retired_when_its_block_comes_back():
-    store, clock = LifecycleStore(), FakeClock()
+    store, clock = BankStore(), FakeClock()
     run(store, {bank_dir(): [PARSER, RETRY]})
     store.retire(RETRY.entry_id, HistoryEvent(RETRY.entry_id, "retired", clock.now(), "ann via cli",
                                               {"reason": "wrong"}))
@@ -203,7 +155,7 @@ def test_an_entry_the_user_retired_stays_retired_when_its_block_comes_back():
 
 
 def test_the_first_import_of_a_bank_only_records_it():
-    store = LifecycleStore()
+    store = BankStore()
     store.import_entries([(ke("Old", "An entry stored before records existed.").to_draft(None), None)],
                          FakeClock().now())
     report = run(store, {bank_dir(): [PARSER]})
@@ -213,14 +165,14 @@ def test_the_first_import_of_a_bank_only_records_it():
 
 
 def test_a_renamed_heading_with_the_same_text_changes_nothing():
-    store = LifecycleStore()
+    store = BankStore()
     run(store, {bank_dir(): [PARSER]})
     report = run(store, {bank_dir(): [PARSER.model_copy(update={"name": "Line numbers in parser errors"})]})
     assert (report.edited, report.retired, report.new, report.unchanged) == (0, 0, 0, 1)
 
 
 def test_a_renamed_heading_with_a_new_text_is_a_new_learning_and_the_old_one_retires():
-    store = LifecycleStore()
+    store = BankStore()
     run(store, {bank_dir(): [PARSER]})
     report = run(store, {bank_dir(): [ke("Column numbers", "Parser errors name the column too.")]})
     assert (report.edited, report.retired, report.new) == (0, 1, 1)
@@ -228,7 +180,7 @@ def test_a_renamed_heading_with_a_new_text_is_a_new_learning_and_the_old_one_ret
 
 
 def test_a_text_still_elsewhere_in_the_bank_is_neither_edited_away_nor_retired():
-    store = LifecycleStore()
+    store = BankStore()
     run(store, {bank_dir(): [PARSER, TESTS]})
     moved = PARSER.model_copy(update={"category": "heuristics"})  # the block moved to heuristics.md
     report = run(store, {bank_dir(): [TESTS, moved]})
@@ -239,7 +191,7 @@ def test_a_text_still_elsewhere_in_the_bank_is_neither_edited_away_nor_retired()
 
 
 def test_headings_a_file_holds_twice_are_ambiguous():
-    store = LifecycleStore()
+    store = BankStore()
     twin = ke("Parser errors", "Parser errors go to stderr.")
     run(store, {bank_dir(): [PARSER, twin, RETRY]})
     assert store.blocks[bank_key(IDENTITY, "patterns")] == {("patterns", "retries"): RETRY.entry_id}
@@ -249,7 +201,7 @@ def test_headings_a_file_holds_twice_are_ambiguous():
 
 
 def test_what_the_global_markdown_or_another_bank_holds_is_not_retired():
-    store = LifecycleStore()
+    store = BankStore()
     run(store, {bank_dir(): [PARSER, RETRY, TESTS], GLOBAL: [RETRY]})
     reader = FakeKnowledgeBankReader({bank_dir(OTHER): [TESTS]})
     ImportKnowledgeBank(reader, store, FakeClock(), FakeProjectLayout()).run(OTHER, GLOBAL)
@@ -261,7 +213,7 @@ def test_what_the_global_markdown_or_another_bank_holds_is_not_retired():
 
 
 def test_an_unchanged_bank_reads_one_record_per_file_and_writes_none():
-    store = LifecycleStore()
+    store = BankStore()
     run(store, {bank_dir(): [PARSER, RETRY, TESTS]})
     written = dict(store.blocks)
     store.blocks = {k: dict(v) for k, v in written.items()}
@@ -277,7 +229,7 @@ def test_an_interrupted_import_records_nothing_and_the_next_one_finishes_the_wor
     from memory_core.session.deadline import Deadline
     from tests.fakes import FakeTicker
 
-    store = LifecycleStore()
+    store = BankStore()
     run(store, {bank_dir(): [PARSER, RETRY]})
     edited = PARSER.model_copy(update={"description": "Parser errors name the line."})
     many = [ke(f"More {i}", f"Lesson number {i}.") for i in range(5)]

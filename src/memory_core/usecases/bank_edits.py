@@ -4,7 +4,6 @@ gone from its file retires its entry (kept, restorable) instead of leaving it in
 
 from __future__ import annotations
 
-import getpass
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -38,6 +37,8 @@ def block_name(name: str) -> str:
 
 def import_actor() -> str:
     """Who an import's history events name: `<user> via import`."""
+    import getpass  # only when an import changes an entry's life: a session start's import rarely does
+
     try:
         user = getpass.getuser()
     except (KeyError, OSError):  # no passwd entry and no USER/LOGNAME (a bare container)
@@ -108,12 +109,18 @@ class BankEdits:
     Cheap when nothing changed: one `bank_blocks` read per file that has blocks, and no other query."""
 
     def __init__(self, store: EntryStore, lifecycle: EntryLifecycle, identity: str, now: datetime,
-                 actor: str) -> None:
+                 actor: Optional[str] = None) -> None:
         self._store = store
         self._lifecycle = lifecycle
         self._identity = identity
         self._now = now
-        self._actor = actor
+        self._who = actor  # None: `<user> via import`, looked up when the first event is made
+
+    @property
+    def _actor(self) -> str:
+        if self._who is None:
+            self._who = import_actor()
+        return self._who
 
     def plan(self, local: Sequence[KnowledgeEntry]) -> list[FilePlan]:
         """One plan per category file of the bank that holds blocks (a file absent or empty is left alone: a

@@ -22,7 +22,7 @@ from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredS
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
 from memory_core.session.progress import SessionProgress
-from memory_core.usecases.bank_edits import BankEdits, FilePlan, import_actor
+from memory_core.usecases.bank_edits import BankEdits, FilePlan
 
 AUTHORSHIP_TIMEOUT_S = 10.0
 """How long an import without a deadline (`import`, `trust`, a background run) lets git name a bank's authors."""
@@ -153,8 +153,7 @@ class ImportKnowledgeBank:
         local = [e for e in parsed if e.origin == "local"]
         if not local or not isinstance(self._store, EntryLifecycle):
             return None, []
-        edits = BankEdits(self._store, self._store, self._layout.identity(project_root), now,
-                          self._actor or import_actor())
+        edits = BankEdits(self._store, self._store, self._layout.identity(project_root), now, self._actor)
         plans = edits.plan(local)
 
         def draft_of(entry: KnowledgeEntry):
