@@ -254,3 +254,22 @@ def test_a_store_without_the_lifecycle_imports_as_before():
     run(store, {bank_dir(): [PARSER]})
     report = run(store, {bank_dir(): [PARSER.model_copy(update={"description": "Parser errors name the line."})]})
     assert (report.new, report.edited, store.count()) == (1, 0, 2)
+
+
+def test_an_edit_undone_brings_the_first_text_back_as_the_same_entry():
+    store = BankStore()
+    run(store, {bank_dir(): [PARSER]})
+    edited = PARSER.model_copy(update={"description": "Parser errors name the line."})
+    run(store, {bank_dir(): [edited]})
+    report = run(store, {bank_dir(): [PARSER]})
+    assert (report.edited, report.new, report.still_retired, store.count()) == (1, 0, 0, 1)
+    assert store.get(PARSER.entry_id).observation_count == 2 and store.resolve(edited.entry_id) == PARSER.entry_id
+
+
+def test_a_heading_given_a_text_stored_already_retires_its_old_text():
+    store = BankStore()
+    run(store, {bank_dir(): [PARSER, RETRY]})
+    copied = RETRY.model_copy(update={"name": "Parser errors"})  # the block now says what "Retries" says
+    report = run(store, {bank_dir(): [copied, RETRY]})
+    assert (report.edited, report.retired, store.count()) == (0, 1, 1)
+    assert store.retired(PARSER.entry_id).reason == "removed from patterns.md"

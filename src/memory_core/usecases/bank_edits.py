@@ -146,8 +146,9 @@ class BankEdits:
         if not wanted:
             return counts
         live = live_of(sorted(wanted)) | restored
-        counts.edited = self._edit(plans, live, draft_of)
-        counts.retired = self._retire(plans, live, global_ids)
+        counts.edited, replaced = self._edit(plans, live, draft_of)
+        counts.retired = self._retire([(p.file, old_id) for p in plans for old_id in p.removed] + replaced, live,
+                                      global_ids)
         return counts
 
     def record(self, plans: Sequence[FilePlan]) -> None:
@@ -178,17 +179,23 @@ class BankEdits:
         return restored
 
     def _edit(self, plans: Sequence[FilePlan], live: set[str],
-              draft_of: Callable[[KnowledgeEntry], Optional[EntryDraft]]) -> int:
-        todo = [(p.file, old_id, block) for p in plans for old_id, block in p.edits
-                if old_id in live and block.entry_id not in live]
+              draft_of: Callable[[KnowledgeEntry], Optional[EntryDraft]]) -> tuple[int, list[tuple[str, str]]]:
+        """Apply the edits; returns how many, and the (file, old id) whose heading now holds a text stored
+        already (another entry's): the old text left the bank, so it retires like a removed block."""
+        todo = [(p.file, old_id, block) for p in plans for old_id, block in p.edits if old_id in live]
+        replaced = [(file, old_id) for file, old_id, block in todo if block.entry_id in live]
+        todo = [item for item in todo if item[2].entry_id not in live]
         if not todo:
-            return 0
+            return 0, replaced
         olds = {e.id: e for e in self._store.get_many([old_id for _, old_id, _ in todo])}
         edited = 0
         for file, old_id, block in todo:
             draft, old = draft_of(block), olds.get(old_id)
-            if draft is None or old is None or old_id not in live or draft.entry_id in live:
-                continue  # invalid text (the import reports it), or a text another heading took first
+            if draft is None or old is None or old_id not in live:
+                continue  # invalid text: the import reports it, and the old entry stays until the text is fixed
+            if draft.entry_id in live:  # another heading took this text first
+                replaced.append((file, old_id))
+                continue
             # One learning, its counts kept: the bank may say it was seen more often than the store knows.
             draft = draft.model_copy(update={"observation_count": max(old.observation_count,
                                                                       draft.observation_count)})
@@ -198,11 +205,11 @@ class BankEdits:
                 live.discard(old_id)
                 live.add(draft.entry_id)
                 edited += 1
-        return edited
+        return edited, replaced
 
-    def _retire(self, plans: Sequence[FilePlan], live: set[str], global_ids: set[str]) -> int:
-        doomed = [(p.file, old_id) for p in plans for old_id in p.removed
-                  if old_id in live and old_id not in global_ids]
+    def _retire(self, gone: list[tuple[str, str]], live: set[str], global_ids: set[str]) -> int:
+        """Retire the entries whose text left the bank (file, id), unless a bank or the global markdown holds it."""
+        doomed = [(file, old_id) for file, old_id in gone if old_id in live and old_id not in global_ids]
         if not doomed:
             return 0
         elsewhere = self._held_by_other_banks()
