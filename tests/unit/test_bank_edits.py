@@ -8,6 +8,8 @@ import json
 import os
 from typing import Optional
 
+import pytest
+
 from memory_core.entries.knowledge import KnowledgeEntry
 from memory_core.entries.records import Entry, HistoryEvent, ImportOutcome
 from memory_core.ports.entry_lifecycle import EntryLifecycle
@@ -20,6 +22,12 @@ ROOT = "/projects/my-app"
 OTHER = "/projects/other-app"
 GLOBAL = "/home/u/.claude/iflow/memory"
 IDENTITY = "path:" + ROOT
+
+
+@pytest.fixture(autouse=True)
+def user(monkeypatch):
+    """History names `<user> via import`: the user is whoever the environment says first."""
+    monkeypatch.setenv("LOGNAME", "ann")
 
 
 def bank_dir(root: str = ROOT) -> str:
@@ -79,7 +87,7 @@ TESTS = ke("Fast tests", "Keep unit tests under a second.", "heuristics")
 
 def run(store, banks: dict, clock: Optional[FakeClock] = None):
     reader = FakeKnowledgeBankReader(banks)
-    use = ImportKnowledgeBank(reader, store, clock or FakeClock(), FakeProjectLayout(), actor="ann via import")
+    use = ImportKnowledgeBank(reader, store, clock or FakeClock(), FakeProjectLayout())
     return use.run(ROOT, GLOBAL)
 
 
@@ -234,7 +242,7 @@ def test_an_interrupted_import_records_nothing_and_the_next_one_finishes_the_wor
     edited = PARSER.model_copy(update={"description": "Parser errors name the line."})
     many = [ke(f"More {i}", f"Lesson number {i}.") for i in range(5)]
     reader = FakeKnowledgeBankReader({bank_dir(): [edited, *many]})
-    use = ImportKnowledgeBank(reader, store, FakeClock(), FakeProjectLayout(), actor="ann via import")
+    use = ImportKnowledgeBank(reader, store, FakeClock(), FakeProjectLayout())
     first = use.run(ROOT, GLOBAL, deadline=Deadline(FakeTicker(start=10.0), 0.0), batch_size=2)
     assert (first.edited, first.retired, first.complete) == (1, 1, False)
     assert store.blocks[bank_key(IDENTITY, "patterns")] == {

@@ -115,6 +115,7 @@ class BankEdits:
         self._identity = identity
         self._now = now
         self._who = actor  # None: `<user> via import`, looked up when the first event is made
+        self._plans: list[FilePlan] = []
 
     @property
     def _actor(self) -> str:
@@ -129,9 +130,10 @@ class BankEdits:
         for entry in local:
             by_category.setdefault(entry.category, []).append(entry)
         bank_ids = {entry.entry_id for entry in local}
-        return [plan_file(category, self._identity, entries,
-                          self._lifecycle.bank_blocks(bank_key(self._identity, category)), bank_ids)
-                for category, entries in sorted(by_category.items())]
+        self._plans = [plan_file(category, self._identity, entries,
+                                 self._lifecycle.bank_blocks(bank_key(self._identity, category)), bank_ids)
+                       for category, entries in sorted(by_category.items())]
+        return self._plans
 
     def apply(self, plans: Sequence[FilePlan], global_ids: set[str],
               live_of: Callable[[list[str]], set[str]],
@@ -151,9 +153,10 @@ class BankEdits:
                                       global_ids)
         return counts
 
-    def record(self, plans: Sequence[FilePlan]) -> None:
-        """Record each changed file's blocks (after a complete import), and list its bank for later retirements."""
-        changed = [p for p in plans if p.changed]
+    def record(self) -> None:
+        """Record the changed files' blocks of the last plan (after a complete import), and list their bank for
+        later retirements."""
+        changed = [p for p in self._plans if p.changed]
         for plan in changed:
             self._lifecycle.set_bank_blocks(plan.key, plan.blocks)
         known = _bank_keys(self._store.get_metadata(BANKS_KEY)) if changed else []

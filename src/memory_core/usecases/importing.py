@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Optional
 
 from pydantic import ValidationError
@@ -22,7 +21,7 @@ from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredS
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
 from memory_core.session.progress import SessionProgress
-from memory_core.usecases.bank_edits import BankEdits, FilePlan
+from memory_core.usecases.bank_edits import BankEdits
 
 AUTHORSHIP_TIMEOUT_S = 10.0
 """How long an import without a deadline (`import`, `trust`, a background run) lets git name a bank's authors."""
@@ -82,10 +81,8 @@ class ImportKnowledgeBank:
     """Brings markdown entries into the store; re-importing the same files changes nothing."""
 
     def __init__(self, reader: KnowledgeBankReader, store: EntryStore, clock: Clock, layout: ProjectLayout,
-                 keywords: Optional[TieredKeywords] = None, authorship: Optional[BankAuthorship] = None,
-                 actor: Optional[str] = None) -> None:
+                 keywords: Optional[TieredKeywords] = None, authorship: Optional[BankAuthorship] = None) -> None:
         self._reader = reader
-        self._actor = actor  # who the history of an edit or retirement names; None: `<user> via import`
         self._store = store
         self._clock = clock
         self._layout = layout
@@ -117,7 +114,7 @@ class ImportKnowledgeBank:
         decided = self._bank_scopes(project_root, parsed, report, now.strftime("%Y-%m-%dT%H:%M:%SZ"), timeout,
                                     session=deadline is not None)
         scopes = _Scopes(decided, {e.entry_id for e in parsed if e.origin == "global"})
-        edits, plans = self._bank_edits(project_root, parsed, project, scopes, report, now)
+        edits = self._bank_edits(project_root, parsed, project, scopes, report)
         todo = self._not_yet_stored(unique, report, scopes)
         size = max(1, batch_size)
         for start in range(0, len(todo), size):
@@ -136,34 +133,15 @@ class ImportKnowledgeBank:
             for outcome in outcomes:
                 counter = _COUNTERS.get(outcome.status, outcome.status)
                 setattr(report, counter, getattr(report, counter) + 1)
-        if report.complete and edits is not None:
-            edits.record(plans)  # after a complete import only: an interrupted one compares with the same record
         # Without git's verdict on every file the import stays unmarked: a slow git on the first session must not
         # keep the user's own bank scoped for good; the next import (the background run's, with more time) asks again.
         if report.complete and report.decided:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
         if report.complete and lost:  # the lost commits are back whatever git says of the bank's authors
             self._store.caught_up()
+        if report.complete and edits is not None:
+            edits.record()  # after a complete import only: an interrupted one compares with the same record
         return report
-
-    def _bank_edits(self, project_root: str, parsed: list[KnowledgeEntry], project: str, scopes: "_Scopes",
-                    report: ImportReport, now: datetime) -> tuple[Optional[BankEdits], list[FilePlan]]:
-        """Edits, retirements and restorations the bank's files owe since their last import, applied before the
-        batches (an edited block must replace its entry before it would be stored as a new one)."""
-        local = [e for e in parsed if e.origin == "local"]
-        if not local or not isinstance(self._store, EntryLifecycle):
-            return None, []
-        edits = BankEdits(self._store, self._store, self._layout.identity(project_root), now, self._actor)
-        plans = edits.plan(local)
-
-        def draft_of(entry: KnowledgeEntry):
-            items = self._drafts([entry], project, ImportReport(), scopes)  # a skipped one is reported by the import
-            return items[0][0] if items else None
-
-        counts = edits.apply(plans, scopes.listed_globally,
-                             lambda ids: {state.id for state in self._stored_states(ids)}, draft_of)
-        report.edited, report.retired, report.restored = counts.edited, counts.retired, counts.restored
-        return edits, plans
 
     def _bank_scopes(self, project_root: str, entries: list[KnowledgeEntry], report: ImportReport,
                      when: str, timeout_s: float, session: bool = False) -> dict[str, Optional[str]]:
@@ -244,6 +222,24 @@ class ImportKnowledgeBank:
                     draft.name, draft.description, draft.reasoning, draft.category)})
             items.append((draft, entry.last_observed))
         return items
+
+    def _bank_edits(self, project_root: str, parsed: list[KnowledgeEntry], project: str, scopes: "_Scopes",
+                    report: ImportReport) -> Optional[BankEdits]:
+        """Edits, retirements and restorations the bank's files owe since their last import (ADR 26), applied
+        before the batches: an edited block must replace its entry before it would be stored as a new one."""
+        local = [e for e in parsed if e.origin == "local"]
+        if not local or not isinstance(self._store, EntryLifecycle):
+            return None
+        edits = BankEdits(self._store, self._store, self._layout.identity(project_root), self._clock.now())
+
+        def draft_of(entry: KnowledgeEntry):
+            items = self._drafts([entry], project, ImportReport(), scopes)  # a skipped one is reported by the import
+            return items[0][0] if items else None
+
+        counts = edits.apply(edits.plan(local), scopes.listed_globally,
+                             lambda ids: {state.id for state in self._stored_states(ids)}, draft_of)
+        report.edited, report.retired, report.restored = counts.edited, counts.retired, counts.restored
+        return edits
 
 
 def _git_was_too_slow(store: EntryStore, identity: str) -> bool:
