@@ -35,7 +35,7 @@ def import_command(args: argparse.Namespace) -> int:
         container = build_container(load_config(args.project_root), global_store, full_check=True)
         store = open_store_recovering(container, args.project_root, global_store, auto_import=False)
         report = container.importer().run(args.project_root, global_store)
-        if report.new or report.updated:
+        if report.new or report.updated or report.edited or report.restored:
             embed_after_write(container)
     except StorageError as exc:
         return database_failed(exc)
@@ -49,13 +49,19 @@ def import_command(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps({"database": database, "new": report.new, "updated": report.updated,
                      "unchanged": report.unchanged, "skipped": report.skipped, "duplicates": report.duplicates,
-                     "deleted": report.deleted, "problems": list(report.problems), "banks": report.banks}))
+                     "deleted": report.deleted, "edited": report.edited, "retired": report.retired,
+                     "restored": report.restored, "still_retired": report.still_retired,
+                     "problems": list(report.problems), "banks": report.banks}))
         return 0
     print(
         f"Imported into {database}: {report.new} new, {report.updated} updated, "
         f"{report.unchanged} unchanged, {report.skipped} skipped ({report.duplicates} duplicates merged"
-        + (f", {report.deleted} deleted earlier and left out" if report.deleted else "") + ")"
+        + (f", {report.deleted} deleted earlier and left out" if report.deleted else "")
+        + (f", {report.still_retired} retired earlier and left out" if report.still_retired else "") + ")"
     )
+    print(f"Bank edits: {report.edited} edited (the new text keeps its entry), {report.retired} retired (gone "
+          "from the bank: kept, restorable)"
+          + (f", {report.restored} restored (back in the bank)" if report.restored else ""))
     return 0
 
 
@@ -65,7 +71,10 @@ def add_command(commands, fmt) -> None:
                               description="Import docs/knowledge-bank/*.md of the project and the global "
                                           f"store's *.md into the database ({DB_FILENAME} in the global store, or the "
                                           "PostgreSQL server of IFLOW_MEMORY_DATABASE_URL). Re-importing changes "
-                                          "nothing.",
+                                          "nothing. A bank block whose heading stayed and whose text changed "
+                                          "updates its entry (counts and history kept); a block removed from "
+                                          "the bank retires its entry (kept, restorable), unless another bank "
+                                          "or the global store still holds it.",
                               epilog=EPILOG, formatter_class=fmt)
     imp.add_argument("--project-root", default=os.getcwd(), help="project directory (default: current)")
     imp.add_argument("--global-store", default=None, help=STORE_HELP)

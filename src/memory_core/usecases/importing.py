@@ -23,6 +23,7 @@ from memory_core.ports.entry_store import EntryStore, ImportStateReader, StoredS
 from memory_core.ports.knowledge_bank import KnowledgeBankReader
 from memory_core.ports.project_layout import ProjectLayout
 from memory_core.session.progress import SessionProgress
+from memory_core.usecases.bank_edits import BankEdits
 
 AUTHORSHIP_TIMEOUT_S = 10.0
 """How long an import without a deadline (`import`, `trust`, a background run) lets git name a bank's authors."""
@@ -44,12 +45,18 @@ class ImportReport:
     duplicates: int = 0
     deleted: int = 0
     """Entries the user deleted earlier: never brought back by an import."""
-    retired: int = 0
-    """Entries retired (or edited into a newer id) earlier: never brought back by an import either (ADR 26)."""
     remaining: int = 0
     """Parsed entries not imported yet because the deadline came first (a later run resumes)."""
     banks: dict[str, str] = field(default_factory=dict)
     """The verdict on each category file of the project's bank (own, local, trusted, others, unknown)."""
+    edited: int = 0
+    """Entries whose bank block kept its heading and got a new text: one entry, the new text, the old counts."""
+    retired: int = 0
+    """Entries whose block left its bank file (and every other bank): out of injection, restorable."""
+    restored: int = 0
+    """Entries an import had retired whose block came back to a bank."""
+    still_retired: int = 0
+    """Blocks whose entry is retired (or was edited into a newer one): never brought back by an import."""
 
     @property
     def complete(self) -> bool:
@@ -111,6 +118,7 @@ class ImportKnowledgeBank:
         decided = self._bank_scopes(project_root, parsed, report, now.strftime("%Y-%m-%dT%H:%M:%SZ"), timeout,
                                     session=deadline is not None)
         scopes = _Scopes(decided, {e.entry_id for e in parsed if e.origin == "global"})
+        edits = self._bank_edits(project_root, parsed, project, scopes, report)
         todo = self._not_yet_stored(unique, report, scopes)
         size = max(1, batch_size)
         for start in range(0, len(todo), size):
@@ -127,7 +135,8 @@ class ImportKnowledgeBank:
                 if progress is not None:
                     progress.batch_ended(len(outcomes))
             for outcome in outcomes:
-                setattr(report, outcome.status, getattr(report, outcome.status) + 1)
+                counter = _COUNTERS.get(outcome.status, outcome.status)
+                setattr(report, counter, getattr(report, counter) + 1)
             self._anchor_new(project_root, todo[start:start + size], outcomes, deadline)
             self._anchor_created(parsed, outcomes)  # after: the anchors a block carries win over today's tree
         # Without git's verdict on every file the import stays unmarked: a slow git on the first session must not
@@ -136,6 +145,8 @@ class ImportKnowledgeBank:
             self._store.set_metadata(import_marker(project_root), now.strftime("%Y-%m-%dT%H:%M:%SZ"))
         if report.complete and lost:  # the lost commits are back whatever git says of the bank's authors
             self._store.caught_up()
+        if report.complete and edits is not None:
+            edits.record()  # after a complete import only: an interrupted one compares with the same record
         return report
 
     def _anchor_created(self, parsed: list[KnowledgeEntry], outcomes: list) -> None:
@@ -246,6 +257,24 @@ class ImportKnowledgeBank:
             items.append((draft, entry.last_observed))
         return items
 
+    def _bank_edits(self, project_root: str, parsed: list[KnowledgeEntry], project: str, scopes: "_Scopes",
+                    report: ImportReport) -> Optional[BankEdits]:
+        """Edits, retirements and restorations the bank's files owe since their last import (ADR 26), applied
+        before the batches: an edited block must replace its entry before it would be stored as a new one."""
+        local = [e for e in parsed if e.origin == "local"]
+        if not local or not isinstance(self._store, EntryLifecycle):
+            return None
+        edits = BankEdits(self._store, self._store, self._layout.identity(project_root), self._clock.now())
+
+        def draft_of(entry: KnowledgeEntry):
+            items = self._drafts([entry], project, ImportReport(), scopes)  # a skipped one is reported by the import
+            return items[0][0] if items else None
+
+        counts = edits.apply(edits.plan(local), scopes.listed_globally,
+                             lambda ids: {state.id for state in self._stored_states(ids)}, draft_of)
+        report.edited, report.retired, report.restored = counts.edited, counts.retired, counts.restored
+        return edits
+
 
 def import_anchors(store: EntryStore, anchored: Mapping[str, Sequence[Anchor]]) -> None:
     """Set anchors read from markdown on entries an import just created: in one go where the store can (no
@@ -261,6 +290,10 @@ def _git_was_too_slow(store: EntryStore, identity: str) -> bool:
     """Whether the last import of this bank got no verdict from git for some file."""
     record = bank_record(store.get_metadata(BANK_PREFIX + identity))
     return record is not None and UNKNOWN in record["files"].values()
+
+
+_COUNTERS = {"retired": "still_retired"}
+"""Import outcomes counted under another name: `retired` counts what this import retired."""
 
 
 @dataclass
