@@ -41,6 +41,7 @@ def _check(store, ids: dict[str, str]) -> None:
 def test_sqlite_migration_11_widens_stored_rows_and_re_decides_banks(tmp_path):
     import sqlite3
 
+    from memory_adapters.store.sqlite.schema import LATEST_VERSION
     from memory_adapters.store.sqlite.store import SqliteEntryStore
 
     path = str(tmp_path / "memory.db")
@@ -54,7 +55,7 @@ def test_sqlite_migration_11_widens_stored_rows_and_re_decides_banks(tmp_path):
     reopened = SqliteEntryStore(path)
     try:
         _check(reopened, ids)
-        assert reopened.get_metadata("schema_version") == "11"
+        assert reopened.get_metadata("schema_version") == str(LATEST_VERSION)
         assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM entry_scopes").fetchone() == (0,)
     finally:
         reopened.close()

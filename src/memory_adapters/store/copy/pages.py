@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from memory_adapters.store.sql.rows import ENTRY_WIDTH
+
 
 class PagedEntryRows:
     """`count` and `entry_page` over one store: rows in first-stored order after a position, `limit` at a time.
-    A subclass gives its store, its select (the position column at index 17), that column (`rowid` or `seq`) and
+    A subclass gives its store, its select (the position column right after the entry's columns), that column (`rowid` or `seq`) and
     its driver's placeholder (`?` or `%s`), and turns rows into copied entries (`_copied`)."""
 
     def __init__(self, store: Any, select: str, order: str, mark: str) -> None:
@@ -27,7 +29,7 @@ class PagedEntryRows:
         mark = self._mark
         rows = self._store.connection.read(f"{self._select} WHERE {self._order} > {mark} ORDER BY {self._order} "
                                            f"LIMIT {mark}", (after, limit))
-        return self._copied(rows), (rows[-1][17] if rows else after), len(rows)
+        return self._copied(rows), (rows[-1][ENTRY_WIDTH] if rows else after), len(rows)
 
     def set_metadata(self, key: str, value: str) -> None:
         """Write one `_metadata` value through the store (on PostgreSQL, pinning the width builds the HNSW index)."""

@@ -9,7 +9,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from memory_adapters.store.sql.rows import dumps, from_text, row_entry
+from memory_adapters.store.sql.rows import ENTRY_WIDTH, anchors_json, dumps, from_text, row_entry
 from memory_adapters.store.sqlite.connection import to_text
 from memory_adapters.store.sqlite.rows import COLUMNS, blob
 from memory_adapters.store.copy.pages import PagedEntryRows
@@ -22,8 +22,8 @@ CHUNK = 500  # ids per `IN (…)`
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _SELECT = f"SELECT {COLUMNS}, rowid, embedding FROM entries"
 _WRITTEN = ('id, name, description, reasoning, category, keywords, "references", observation_count, confidence, '
-            "recall_count, last_recalled_at, created_at, updated_at, source, source_project, scope, embedding")
-WRITE = (f"INSERT INTO entries ({_WRITTEN}) VALUES ({', '.join('?' * 17)}) ON CONFLICT(id) DO UPDATE SET "
+            "recall_count, last_recalled_at, created_at, updated_at, source, source_project, scope, anchors, embedding")
+WRITE = (f"INSERT INTO entries ({_WRITTEN}) VALUES ({', '.join('?' * 18)}) ON CONFLICT(id) DO UPDATE SET "
          + ", ".join(f"{c} = excluded.{c}" for c in _WRITTEN.split(", ")[1:]))
 
 
@@ -69,9 +69,9 @@ class SqliteCopyTables(PagedEntryRows):
             staged.update(read(f"SELECT id, vector FROM staged_vectors WHERE id IN ({marks})", chunk))
         copied = []
         for row in rows:
-            entry = row_entry(tuple(row[:17]))
+            entry = row_entry(tuple(row[:ENTRY_WIDTH]))
             if entry is not None:
-                copied.append(CopiedEntry(entry, float32_or_none(row[18]), float32_or_none(staged.get(entry.id)),
+                copied.append(CopiedEntry(entry, float32_or_none(row[ENTRY_WIDTH + 1]), float32_or_none(staged.get(entry.id)),
                                           tuple(sorted(scopes.get(entry.id, ()))), None))
         return copied
 
@@ -121,5 +121,5 @@ def _params(copied: CopiedEntry) -> tuple:
     return (entry.id, entry.name, entry.description, entry.reasoning, entry.category, dumps(entry.keywords),
             dumps(entry.references), entry.observation_count, entry.confidence, entry.recall_count,
             entry.last_recalled_at and to_text(entry.last_recalled_at), to_text(entry.created_at),
-            to_text(entry.updated_at), entry.source, entry.source_project, entry.scope,
+            to_text(entry.updated_at), entry.source, entry.source_project, entry.scope, anchors_json(entry.anchors),
             None if copied.vector is None else blob(copied.vector))

@@ -13,13 +13,17 @@ from collections import OrderedDict
 from datetime import datetime, timezone
 from typing import Optional
 
+from memory_core.anchors.anchor import Anchor
 from memory_core.entries.records import CATEGORIES, CONFIDENCE_RANK, ENTRY_FIELDS, SOURCES, Entry
 from memory_core.safety.redaction import contains_secret
 
 FIELDS = ["id", "name", "description", "reasoning", "category", "keywords", "references", "observation_count",
           "confidence", "recall_count", "last_recalled_at", "created_at", "updated_at", "source", "source_project",
-          "scope", "has_embedding"]
-"""The columns every store's entry select returns, in this order (`has_embedding`: whether a vector is stored)."""
+          "scope", "has_embedding", "anchors"]
+"""The columns every store's entry select returns, in this order (`has_embedding`: whether a vector is stored;
+`anchors`: a JSON list of `Anchor.to_dict()`)."""
+ENTRY_WIDTH = len(FIELDS)
+"""How many columns of a select are the entry's (a copy's select adds its own after them)."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _ID = re.compile(r"^[0-9a-f]{16}$")
@@ -53,6 +57,30 @@ def json_list(text: Optional[str]) -> list[str]:
     except json.JSONDecodeError:
         return []
     return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def anchors_of(value: object) -> tuple[Anchor, ...]:
+    """The anchors of an `anchors` column (JSON text, or a list from PostgreSQL's jsonb); anything unreadable
+    reads as none: a hand-edited column never stops an entry from being read."""
+    if isinstance(value, (str, bytes)):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return ()
+    if not isinstance(value, list):
+        return ()
+    anchors = []
+    for item in value:
+        try:
+            anchors.append(Anchor.from_dict(item))
+        except (ValueError, TypeError, AttributeError):
+            continue  # one bad anchor costs only itself
+    return tuple(anchors)
+
+
+def anchors_json(anchors: "tuple[Anchor, ...] | list[Anchor]") -> str:
+    """The `anchors` column's JSON text ('[]' for none)."""
+    return json.dumps([anchor.to_dict() for anchor in anchors], ensure_ascii=False)
 
 
 class _KeptEntries:
@@ -112,6 +140,7 @@ def row_entry(row: tuple) -> Optional[Entry]:
         created_at=created or updated or _EPOCH,
         updated_at=updated or created or _EPOCH,
         has_embedding=bool(data["has_embedding"]),
+        anchors=anchors_of(data["anchors"]),
     )
     if _trusted(data):
         entry = Entry(**data)  # the schema's CHECK constraints already hold: no validation on the hot path

@@ -8,6 +8,7 @@ import sqlite3
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from memory_adapters.store.sql.lifecycle_rows import entry_from_json
 from memory_adapters.store.sql.rows import row_entry
 from memory_adapters.store.sqlite.connection import SqliteConnection, to_text
 from memory_adapters.store.sqlite.rows import COLUMNS, RANKING_SELECT, SET_META, WRITE_ENTRY, entry_params
@@ -19,13 +20,16 @@ if TYPE_CHECKING:
     from memory_core.entries.models import EntryDraft
 
 
+RETIRED_OR_ALIASED = "SELECT 1 FROM retired_entries WHERE id = ? UNION ALL SELECT 1 FROM entry_aliases WHERE old_id = ?"
+
+
 def stored_entry(conn: sqlite3.Connection, entry_id: str) -> Optional[Entry]:
     """The stored entry with this id, read inside the caller's transaction (None: none, or unreadable)."""
     row = conn.execute(f"SELECT {COLUMNS} FROM entries WHERE id = ?", (entry_id,)).fetchone()
     return row_entry(row) if row else None
 
 
-def _remove(conn: sqlite3.Connection, entry_id: str) -> bool:
+def remove_entry(conn: sqlite3.Connection, entry_id: str) -> bool:
     """Delete one entry with its extra scopes and staged vector; True when it existed."""
     conn.execute("DELETE FROM staged_vectors WHERE id = ?", (entry_id,))
     conn.execute("DELETE FROM entry_scopes WHERE id = ?", (entry_id,))
@@ -46,7 +50,7 @@ class SqliteTombstoneRows:
 
     def remove(self, conn: sqlite3.Connection, entry_id: str) -> int:
         """Delete the entry with its scopes and staged vector."""
-        _remove(conn, entry_id)
+        remove_entry(conn, entry_id)
         return 1
 
     def keep(self, conn: sqlite3.Connection, entry_id: str, when: datetime) -> None:
@@ -83,6 +87,9 @@ class SqliteEntries:
         def work(conn: sqlite3.Connection) -> list[ImportOutcome]:
             outcomes = []
             for draft, updated_at in items:
+                if conn.execute(RETIRED_OR_ALIASED, (draft.entry_id, draft.entry_id)).fetchone():
+                    outcomes.append(ImportOutcome(entry_id=draft.entry_id, status="retired"))
+                    continue  # retired, or edited into a newer id: an import never brings it back
                 deleted = conn.execute("SELECT 1 FROM deleted_entries WHERE id = ?", (draft.entry_id,)).fetchone()
                 status, entry = imported(stored_entry(conn, draft.entry_id), draft, now, updated_at,
                                          deleted is not None)
@@ -94,10 +101,18 @@ class SqliteEntries:
         return self._connection.transaction(work)
 
     def delete(self, entry_id: str) -> bool:
-        """Delete one entry and keep its tombstone; True when it existed."""
+        """Delete one entry, live or retired, with the aliases that lead to or from it, and keep its tombstone;
+        True when it existed."""
         def work(conn: sqlite3.Connection) -> bool:
             existing = stored_entry(conn, entry_id)
-            existed = _remove(conn, entry_id)
+            existed = remove_entry(conn, entry_id)
+            retired = conn.execute("SELECT entry FROM retired_entries WHERE id = ?", (entry_id,)).fetchone()
+            if retired is not None:
+                conn.execute("DELETE FROM retired_entries WHERE id = ?", (entry_id,))
+                existed = True
+                found = entry_from_json(retired[0])
+                existing = existing or (found[0] if found else None)
+            conn.execute("DELETE FROM entry_aliases WHERE old_id = ? OR new_id = ?", (entry_id, entry_id))
             if existed:
                 conn.execute("INSERT OR REPLACE INTO deleted_entries(id, deleted_at) VALUES (?, ?)",
                              (entry_id, to_text(datetime.now(timezone.utc))))

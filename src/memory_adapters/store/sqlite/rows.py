@@ -12,7 +12,7 @@ from memory_core.entries.records import Entry
 COLUMNS = (
     'id, name, description, reasoning, category, keywords, "references", observation_count, confidence, '
     "recall_count, last_recalled_at, created_at, updated_at, source, source_project, scope, "
-    "embedding IS NOT NULL AS has_embedding"
+    "embedding IS NOT NULL AS has_embedding, anchors"
 )  # sql.rows.FIELDS, in that order
 
 # Writing a merged entry back: every field the merge rules decide; counters of recalls and the vector stay.

@@ -190,6 +190,30 @@ def migration_11_scope_by_authorship(conn: sqlite3.Connection, fts5: bool) -> No
         conn.execute(statement)
 
 
+# Issue 24 / ADR 26. Rowid tables all (see migration 9 on WITHOUT ROWID); times are ISO 8601 UTC text.
+LIFECYCLE_TABLES = [
+    # The whole entry as JSON (counts, dates, anchors, scope, extra scopes): `restore` puts it back as it was.
+    "CREATE TABLE IF NOT EXISTS retired_entries (id TEXT PRIMARY KEY, entry TEXT NOT NULL, retired_at TEXT NOT NULL, "
+    "reason TEXT NOT NULL DEFAULT '', superseded_by TEXT)",
+    "CREATE TABLE IF NOT EXISTS entry_aliases (old_id TEXT PRIMARY KEY, new_id TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS idx_entry_aliases_new ON entry_aliases(new_id)",
+    "CREATE TABLE IF NOT EXISTS entry_history (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry_id TEXT NOT NULL, "
+    "action TEXT NOT NULL, at TEXT NOT NULL, actor TEXT NOT NULL DEFAULT '', detail TEXT NOT NULL DEFAULT '{}')",
+    "CREATE INDEX IF NOT EXISTS idx_entry_history_entry ON entry_history(entry_id)",
+    "CREATE TABLE IF NOT EXISTS bank_blocks (bank TEXT NOT NULL, category TEXT NOT NULL, name TEXT NOT NULL, "
+    "id TEXT NOT NULL, PRIMARY KEY (bank, category, name))",
+]
+
+
+def migration_12_lifecycle(conn: sqlite3.Connection, fts5: bool) -> None:
+    """Anchors with each entry (a JSON list) and the lifecycle's tables: retired entries, the aliases of edited
+    ids, their history, and what each bank file held at its last import (ADR 26)."""
+    if "anchors" not in {r[1] for r in conn.execute("PRAGMA table_info(entries)")}:
+        conn.execute("ALTER TABLE entries ADD COLUMN anchors TEXT")
+    for statement in LIFECYCLE_TABLES:
+        conn.execute(statement)
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     1: migration_1_initial_schema,
     2: migration_2_indexes_and_narrow_update_trigger,
@@ -202,6 +226,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {
     9: migration_9_project_scope,
     10: migration_10_cited_files_index,
     11: migration_11_scope_by_authorship,
+    12: migration_12_lifecycle,
 }
 LATEST_VERSION = max(MIGRATIONS)
 

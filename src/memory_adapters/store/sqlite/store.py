@@ -14,6 +14,7 @@ from typing import Optional
 from memory_adapters.store.sql.dialect import SqlDialect
 from memory_adapters.store.sql.entry_reads import SqlEntryReads
 from memory_adapters.store.sql.facade import answered_by
+from memory_adapters.store.sql.lifecycle import SqlEntryLifecycle
 from memory_adapters.store.sql.query_vectors import SqlQueryVectors
 from memory_adapters.store.sql.rows import row_entry
 from memory_adapters.store.sql.staging import SqlStagedVectors
@@ -21,6 +22,7 @@ from memory_adapters.store.sql.tombstones import SqlTombstones
 from memory_adapters.store.sqlite.connection import BUSY_RETRIES, BUSY_TIMEOUT_MS, SqliteConnection
 from memory_adapters.store.sqlite.entries import SqliteEntries, SqliteTombstoneRows
 from memory_adapters.store.sqlite.keyword_search import SqliteKeywordSearch
+from memory_adapters.store.sqlite.lifecycle import SqliteLifecycleRows
 from memory_adapters.store.sqlite.outbox import SqliteMarkdownOutbox
 from memory_adapters.store.sqlite.references import SqliteReferences
 from memory_adapters.store.sqlite.rows import COLUMNS
@@ -30,9 +32,9 @@ DIALECT = SqlDialect(mark="?", columns=COLUMNS, stored_order="rowid", entry_of=r
 
 
 class SqliteEntryStore:
-    """Implements EntryStore, AuditOutbox, AuditWatermark, KeywordIndex, ReferenceIndex, EmbeddingStore,
-    StagingVectorStore and QueryVectorCache over one SQLite database file (WAL, busy timeout, short transactions,
-    numbered migrations)."""
+    """Implements EntryStore, EntryLifecycle, AuditOutbox, AuditWatermark, KeywordIndex, ReferenceIndex,
+    EmbeddingStore, StagingVectorStore and QueryVectorCache over one SQLite database file (WAL, busy timeout, short
+    transactions, numbered migrations)."""
 
     def __init__(self, path: str, enable_fts5: bool = True, full_check: bool = False,
                  busy_timeout_ms: int = BUSY_TIMEOUT_MS, busy_retries: int = BUSY_RETRIES) -> None:
@@ -49,6 +51,7 @@ class SqliteEntryStore:
         self._query_vectors = SqlQueryVectors(self.connection, QUERY_VECTOR_SQL)
         self._search = SqliteKeywordSearch(self.connection)
         self._references = SqliteReferences(self.connection)
+        self._lifecycle = SqlEntryLifecycle(self.connection, SqliteLifecycleRows(self._outbox))
 
     @property
     def identity(self) -> Optional[tuple[int, int]]:
@@ -106,3 +109,19 @@ class SqliteEntryStore:
     keyword_scale = answered_by("_search", SqliteKeywordSearch.keyword_scale)
     keyword_search = answered_by("_search", SqliteKeywordSearch.keyword_search)
     cited_files = answered_by("_references", SqliteReferences.cited_files)
+
+    # EntryLifecycle (ADR 26)
+    set_anchors = answered_by("_lifecycle", SqlEntryLifecycle.set_anchors)
+    retire = answered_by("_lifecycle", SqlEntryLifecycle.retire)
+    restore = answered_by("_lifecycle", SqlEntryLifecycle.restore)
+    retired = answered_by("_lifecycle", SqlEntryLifecycle.retired)
+    retired_entries = answered_by("_lifecycle", SqlEntryLifecycle.retired_entries)
+    replace_text = answered_by("_lifecycle", SqlEntryLifecycle.replace_text)
+    resolve = answered_by("_lifecycle", SqlEntryLifecycle.resolve)
+    aliases = answered_by("_lifecycle", SqlEntryLifecycle.aliases)
+    history = answered_by("_lifecycle", SqlEntryLifecycle.history)
+    all_history = answered_by("_lifecycle", SqlEntryLifecycle.all_history)
+    record_event = answered_by("_lifecycle", SqlEntryLifecycle.record_event)
+    apply_history = answered_by("_lifecycle", SqlEntryLifecycle.apply_history)
+    bank_blocks = answered_by("_lifecycle", SqlEntryLifecycle.bank_blocks)
+    set_bank_blocks = answered_by("_lifecycle", SqlEntryLifecycle.set_bank_blocks)
