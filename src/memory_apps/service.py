@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
 from pydantic import ValidationError
@@ -16,12 +16,14 @@ from memory_apps.upkeep.embedding_jobs import embed_after_write
 from memory_apps.upkeep.opening import keep_snapshot, open_store_recovering, prepare_write
 from memory_apps.wiring.adapter_functions import project_scopes
 from memory_apps.wiring.container import Container, build_container
+from memory_apps.writer import actor
 from memory_apps.store_paths import global_store_dir, missing_store
 from memory_core.errors import InvalidEntry, StoreNotFound
 from memory_core.entries.models import Entry, EntryDraft
 from memory_core.entries.request_checks import (
     MAX_LIMIT, check_category, check_ids, check_limit, check_query, plain_error,
 )
+from memory_core.usecases.near_duplicates import Neighbour
 from memory_core.usecases.remember import Remembered
 from memory_core.usecases.retrieve import Retrieval
 
@@ -35,6 +37,10 @@ class StoreResult:
     created: bool
     observation_count: int
     embedded: bool
+    near_duplicates: list[Neighbour] = field(default_factory=list)
+    """Stored learnings that say the same in other words (advice: this one was stored all the same)."""
+    merged: bool = False
+    """The learning reinforced the entry `merge_into` named instead of being stored."""
 
 
 @dataclass
@@ -113,8 +119,11 @@ class MemoryService:
 
     def remember(self, name: str, description: str, reasoning: str = "", category: str = "patterns",
                  references: Optional[list[str]] = None, keywords: Optional[list[str]] = None,
-                 source: str = "manual", confidence: Optional[str] = None) -> StoreResult:
-        """Validate and store a learning (a repeat reinforces the existing entry), then embed it."""
+                 source: str = "manual", confidence: Optional[str] = None,
+                 merge_into: Optional[str] = None) -> StoreResult:
+        """Validate and store a learning (a repeat reinforces the existing entry), then embed it; the result names
+        the stored learnings it repeats in other words. With `merge_into` (an id or unique prefix), reinforce that
+        entry instead of storing this one (InvalidEntry when it names none)."""
         fields = {"name": name, "description": description, "reasoning": reasoning, "category": category,
                   "references": references or [], "keywords": keywords or [], "source": source,
                   "source_project": self.project_name}  # universal: a captured learning helps every project (AC4)
@@ -127,12 +136,27 @@ class MemoryService:
         with self._lock:
             self._open()  # a write creates the store
             self._prepare_write()
-            stored: Remembered = self.container.remember().run(draft)
+            target = self._merge_target(merge_into) if merge_into is not None else None
+            stored: Remembered = self.container.remember().run(draft, merge_into=target,
+                                                               actor=actor(getattr(self, "tool", "library")))
             report = embed_after_write(self.container, [stored.entry_id])
             keep_snapshot(self.container)
             entry = self.container.store().get(stored.entry_id)
         return StoreResult(stored.entry_id, stored.name, stored.created, stored.observation_count,
-                           bool(entry and entry.has_embedding) or bool(report and report.embedded))
+                           bool(entry and entry.has_embedding) or bool(report and report.embedded),
+                           stored.near_duplicates, stored.merged)
+
+    def _merge_target(self, text: str) -> str:
+        """The full id `merge_into` names; InvalidEntry (field merge_into) when it names no entry."""
+        from memory_core.policies.entry_ids import resolve_entry_id
+
+        try:
+            target = resolve_entry_id(self.container.store(), text)
+        except InvalidEntry as exc:
+            raise InvalidEntry("merge_into", exc.message) from exc
+        if target is None:
+            raise InvalidEntry("merge_into", f"no entry with id {text}")
+        return target
 
     def search(self, query: str, limit: int = 10, category: Optional[str] = None,
                include_weak: bool = False) -> Retrieval:

@@ -26,14 +26,17 @@ EPILOG = """examples:
                      "reasoning": "Assumed formats cost 5 review iterations.", "category": "patterns",
                      "keywords": ["parser", "file-format"], "references": ["src/parser.py"]}'
   iflow-memory write --entry-file entry.json
+  iflow-memory write --entry-file entry.json --merge-into 1c123aa2  # reinforce the learning it repeats
 
 entry fields: name, description, category (anti-patterns|patterns|heuristics) are required;
 reasoning, keywords, references, confidence (high|medium|low), source (retro|session-capture|manual|import),
 source_project are optional. The id is the content hash of the description; writing the same
-description again reinforces the entry (observation count +1).
+description again reinforces the entry (observation count +1). A stored learning that says the same in other
+words is reported on stderr ("similar to ID — name"); the entry is stored all the same, unless --merge-into ID
+reinforces that learning instead.
 An entry without references gets up to 20 files its feature branch changed (git diff against the merge base
 with the default branch; files the entry's text names come first); a repeat keeps the references already stored.
-exit status: 0 stored, 1 invalid entry, 2 database error."""
+exit status: 0 stored, 1 invalid entry (or no entry ID to merge into), 2 database error."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="do not fill a missing references list from the project's feature branch (default: "
                              f"up to {MAX_GIT_REFERENCES} files the branch changed, git given "
                              f"{GIT_REFERENCES_TIMEOUT_S:g} s at most)")
+    parser.add_argument("--merge-into", metavar="ID", default=None,
+                        help="reinforce this stored learning (id or unique prefix) instead of storing the entry: one "
+                             "more observation, the entry's references added, a `merged` event in its history; "
+                             "use it when the write reports the entry as similar to ID")
+    parser.add_argument("--json", action="store_true",
+                        help="print the result as JSON: id, name, created, observation_count, merged, "
+                             "near_duplicates [{id, name, score}]")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--entry-json", help="the entry as a JSON object")
     source.add_argument("--entry-file", help="path to a file holding the entry as a JSON object ('-' = stdin)")
@@ -125,7 +135,7 @@ def write(args: argparse.Namespace) -> int:
     from memory_apps.wiring.container import build_container
     from memory_apps.upkeep.embedding_jobs import embed_after_write
     from memory_apps.store_paths import global_store_dir, missing_project
-    from memory_core.errors import StorageError
+    from memory_core.errors import InvalidEntry, StorageError
     from memory_core.entries.models import EntryDraft
 
     try:
@@ -142,20 +152,75 @@ def write(args: argparse.Namespace) -> int:
     global_store = global_store_dir(args.global_store)
     settings = load_config(args.project_root)
     if not settings.semantic_enabled:
-        return _markdown_only(draft, global_store, args.project_root)
+        if args.merge_into:
+            return fail("--merge-into needs the database (memory_semantic_enabled is false)")
+        return _markdown_only(draft, global_store, args.project_root, args.json)
     try:
-        container = build_container(settings, global_store, project_root=args.project_root, full_check=True)
+        # One model for the near-duplicate search and the embedding after the write: loaded once.
+        container = build_container(settings, global_store, project_root=args.project_root, full_check=True,
+                                    keep_models=True)
         open_store_recovering(container, args.project_root, global_store)
+        target, problem = _merge_target(container, args.merge_into)
+        if problem:
+            return fail(problem)
         remember = container.remember()
-        stored = remember.run(draft)
+        stored = remember.run(draft, merge_into=target, actor=actor("writer"))
         embed_after_write(container, [stored.entry_id])
         keep_snapshot(container)
+    except InvalidEntry as exc:  # the entry to merge into went away: "no entry with id ..."
+        return fail(one_line(exc.message))
     except StorageError as exc:
         return database_failed(exc)
     if remember.audit_problem:
         print(f"iflow-memory: {remember.audit_problem}", file=sys.stderr)
-    print(f"Stored: {one_line(stored.name)} (id: {stored.entry_id})")
+    report_stored(stored, args.json)
     return EXIT_OK
+
+
+def _merge_target(container, text: Optional[str]) -> tuple[Optional[str], str]:
+    """(the full id `--merge-into` names, "") or (None, why not); (None, "") without the flag."""
+    from memory_core.errors import InvalidEntry
+    from memory_core.policies.entry_ids import resolve_entry_id
+
+    if text is None:
+        return None, ""
+    try:
+        target = resolve_entry_id(container.store(), text)
+    except InvalidEntry as exc:  # malformed, or a prefix several entries share
+        return None, f"invalid --merge-into: {one_line(exc.message)}"
+    return (target, "") if target else (None, f"no entry with id {one_line(text)}")
+
+
+def actor(tool: str) -> str:
+    """Who made a change, as history records it: `<user> via <tool>`."""
+    import getpass
+
+    try:
+        return f"{getpass.getuser()} via {tool}"
+    except (KeyError, OSError):  # no login name (a container without a passwd entry)
+        return f"unknown via {tool}"
+
+
+def report_stored(stored, as_json: bool) -> None:
+    """What the write did, on stdout; each near-duplicate, with the flag that merges into it, on stderr."""
+    for near in stored.near_duplicates:  # advice: the entry is stored all the same
+        print(f"iflow-memory: similar to {near.entry_id} — {one_line(near.name)} (score {near.score:.2f})",
+              file=sys.stderr)
+    if stored.near_duplicates:
+        hint = (f"stored as {stored.entry_id} all the same; to reinforce an existing learning instead, delete "
+                f"{stored.entry_id} and write again with --merge-into ID" if stored.created else
+                "to reinforce an existing learning instead, write with --merge-into ID")
+        print(f"iflow-memory: {hint}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"id": stored.entry_id, "name": one_line(stored.name), "created": stored.created,
+                          "observation_count": stored.observation_count, "merged": stored.merged,
+                          "near_duplicates": [{"id": n.entry_id, "name": one_line(n.name), "score": n.score}
+                                              for n in stored.near_duplicates]}))
+    elif stored.merged:
+        print(f"Merged into: {one_line(stored.name)} (id: {stored.entry_id}), now observed "
+              f"{stored.observation_count} times")
+    else:
+        print(f"Stored: {one_line(stored.name)} (id: {stored.entry_id})")
 
 
 _WORDS = re.compile(r"[\w./-]+")
@@ -202,7 +267,7 @@ def with_git_references(draft, project_root: str):
     return EntryDraft.model_construct(_fields_set=draft.model_fields_set - {"references"}, **dict(checked))
 
 
-def _markdown_only(draft, global_store: str, project_root: str) -> int:
+def _markdown_only(draft, global_store: str, project_root: str, as_json: bool = False) -> int:
     """memory_semantic_enabled: false — write the markdown files only, no database (spec 001 D9.6)."""
     from memory_apps.wiring.adapter_functions import make_store_private
     from memory_apps.wiring.resolver import plain_wiring
@@ -217,6 +282,10 @@ def _markdown_only(draft, global_store: str, project_root: str) -> int:
         wiring.audit_trail().record(entry, increment=True)
     except OSError as exc:
         return fail(f"cannot write markdown: {exc}", EXIT_DATABASE)
+    if as_json:  # no database: neither whether it was new nor its count is known here, nor any neighbour
+        print(json.dumps({"id": entry.id, "name": one_line(entry.name), "created": None, "observation_count": None,
+                          "merged": False, "near_duplicates": []}))
+        return EXIT_OK
     print(f"Stored: {one_line(entry.name)} (id: {entry.id})")
     return EXIT_OK
 
