@@ -22,7 +22,8 @@ from memory_adapters.store.postgres.store import PostgresEntryStore
 from memory_adapters.store.sqlite.store import SqliteEntryStore
 from memory_core.errors import StorageError
 from memory_core.entries.models import EntryDraft
-from memory_core.entries.records import CATEGORIES, SOURCES
+from memory_core.anchors.anchor import Anchor
+from memory_core.entries.records import CATEGORIES, SOURCES, HistoryEvent
 from memory_core.embedding.space import EmbeddingSpace, space_metadata
 from tests._helpers import (
     DEMO_PROJECT, PYTHON, SEMANTIC_ACTIVE, TIMEOUT_S, app_env, db_rows, diagnostic_line, entry_names, model_env,
@@ -81,12 +82,38 @@ def sqlite_tables(path: Path) -> dict:
     return {
         "entries": db_rows(path, 'SELECT id, name, description, reasoning, category, keywords, "references", '
                                  "observation_count, confidence, recall_count, last_recalled_at, created_at, "
-                                 "updated_at, source, source_project, scope, embedding FROM entries ORDER BY rowid"),
+                                 "updated_at, source, source_project, scope, embedding, COALESCE(anchors, '[]') "
+                                 "FROM entries ORDER BY rowid"),
         "scopes": db_rows(path, "SELECT id, scope FROM entry_scopes ORDER BY id, scope"),
         "staged": db_rows(path, "SELECT id, vector FROM staged_vectors ORDER BY id"),
         "tombstones": db_rows(path, "SELECT id, deleted_at FROM deleted_entries ORDER BY id"),
         "metadata": db_rows(path, f"SELECT key, value FROM _metadata WHERE key NOT IN {INTERNAL} ORDER BY key"),
+        "history": db_rows(path, "SELECT entry_id, action, at, actor, detail FROM entry_history ORDER BY seq"),
+        "retired": db_rows(path, "SELECT * FROM retired_entries ORDER BY id"),
+        "aliases": db_rows(path, "SELECT * FROM entry_aliases ORDER BY old_id"),
+        "bank_blocks": db_rows(path, "SELECT * FROM bank_blocks ORDER BY bank, category, name"),
     }
+
+
+def add_lives(path: Path, ids: list[str]) -> dict:
+    """Anchors on one entry, one edited (its old id an alias), one retired, a merge event and a bank's blocks; returns
+    {"edited": new id, "retired": its id}."""
+    store = SqliteEntryStore(str(path))
+    try:
+        anchor = Anchor("src/parser_0.py:3", "b" * 40, "r" * 16, "git:feedface", "c" * 40)
+        store.set_anchors(ids[0], [anchor], HistoryEvent(ids[0], "confirmed", T0, "alice via cli"))
+        edit = EntryDraft(name="Lesson 2 about parsers", description="Validate parser input 2 before any use.",
+                          category=CATEGORIES[2])
+        edited = store.replace_text(ids[2], edit, HistoryEvent(edit.entry_id, "edited", T0 + timedelta(days=5),
+                                                               "alice via cli", {"old_id": ids[2]})).id
+        store.retire(ids[1], HistoryEvent(ids[1], "retired", T0 + timedelta(days=6), "alice via mcp",
+                                          {"reason": "superseded"}), superseded_by=edited)
+        store.record_event(HistoryEvent(ids[3], "merged", T0 + timedelta(days=7), "alice via writer",
+                                        {"from": "Lesson 3, again"}))
+        store.set_bank_blocks("git:feedface|patterns.md", {("patterns", "Lesson 3 about parsers"): ids[3]})
+        return {"edited": edited, "retired": ids[1]}
+    finally:
+        store.close()
 
 
 def migrate(home: Path, *args, env=None):
@@ -134,6 +161,37 @@ def test_sqlite_to_postgresql_to_sqlite_keeps_every_field_vector_scope_tombstone
     home, report = migrate(isolated_home, "--to", back, env={URL_ENV: postgres_url})
     assert home.returncode == 0, home.stderr
     assert report["entries"]["new"] == 12 and report["source_user"] is None
+    assert sqlite_tables(back) == sqlite_tables(source)
+
+
+def test_anchors_history_retired_entries_aliases_and_bank_blocks_go_there_and_back(
+        tmp_path, isolated_home, postgres_url):
+    source = tmp_path / "G" / "memory.db"
+    ids = sqlite_source(source)
+    lives = add_lives(source, ids)
+    there, report = migrate(isolated_home, "--global-store", source.parent, "--to", postgres_url)
+    assert there.returncode == 0, there.stderr
+    assert report["entries"]["new"] == 11 and report["lifecycle"] == {
+        "history_events": 4, "retired": 1, "unretired": 0, "aliases": 1, "bank_files": 1}
+    sqlite, server = SqliteEntryStore(str(source)), PostgresEntryStore(postgres_url)
+    try:
+        assert server.all_entries() == sqlite.all_entries() and server.get(ids[0]).anchors
+        assert server.all_history() == sqlite.all_history() and len(server.history(lives["edited"])) == 1
+        assert server.retired_entries() == sqlite.retired_entries() and server.get(lives["retired"]) is None
+        assert server.resolve(ids[2]) == lives["edited"]
+        assert server.bank_blocks("git:feedface|patterns.md") == {("patterns", "Lesson 3 about parsers"): ids[3]}
+        assert server.import_entries([(EntryDraft(name="Lesson 1 about parsers", description="Validate parser "
+                                                  "input number 1 before use.", category=CATEGORIES[1]), None)],
+                                     T0)[0].status == "retired"
+    finally:
+        sqlite.close()
+        server.close()
+    again, report = migrate(isolated_home, "--global-store", source.parent, "--to", postgres_url)
+    assert report["changed"] is False and sum(report["lifecycle"].values()) == 0, again.stderr
+
+    back = tmp_path / "back" / "memory.db"
+    home, report = migrate(isolated_home, "--to", back, env={URL_ENV: postgres_url})
+    assert home.returncode == 0, home.stderr
     assert sqlite_tables(back) == sqlite_tables(source)
 
 

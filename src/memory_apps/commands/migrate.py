@@ -22,9 +22,10 @@ EPILOG = f"""examples:
   iflow-memory migrate --to ~/backup/store  # a store directory: then `iflow-memory list --global-store ~/backup/store`
   iflow-memory migrate --from ~/old/{DB_FILENAME} --to postgresql:///memory?host=/var/run/postgresql
 
-Every entry moves with every field (counters, recall times, scopes), its vector (exact float32), its staged
-vector of a re-embed in progress, the tombstones of deleted entries and the `_metadata` values (the pinned
-embedding space among them; not each database's own schema version, id and vectors counter). Who wrote an
+Every entry moves with every field (counters, recall times, scopes, anchors), its vector (exact float32), its
+staged vector of a re-embed in progress, the tombstones of deleted entries, the entries' history, retired
+entries, the old ids of edited ones and what each bank file held at its last import, and the `_metadata` values
+(the pinned embedding space among them; not each database's own schema version, id and vectors counter). Who wrote an
 entry (`source_user`, PostgreSQL only) is kept between servers; from SQLite it is --source-user. Not copied:
 the cached query vectors (a cache: searches fill it again) and the markdown writes the source still owes (its
 outbox: the source's own commands replay them).
@@ -201,6 +202,9 @@ def _json(copy: Any, report: Any, source: Location, target: Location, dry_run: b
         "tombstones": {"copied": report.tombstones_copied, "unchanged": report.tombstones_unchanged},
         "removed_by_tombstones": report.removed,
         "metadata": {"copied": report.metadata_copied, "unchanged": report.metadata_unchanged},
+        "lifecycle": {"history_events": report.history_copied, "retired": report.retired_copied,
+                      "unretired": report.unretired, "aliases": report.aliases_copied,
+                      "bank_files": report.bank_blocks_copied},
         "batches": report.batches, "source_user": user, "not_copied": NOT_COPIED,
     }
 
@@ -224,7 +228,12 @@ def _sentence(copy: Any, report: Any, dry_run: bool, user: Optional[str]) -> str
                 f"{_count(report.tombstones_copied, 'tombstone')}"
                 + (f" (deleting {_count(report.removed, 'entry', 'entries')} of the target)" if report.removed else "")
                 + f", {_count(len(report.metadata_copied), 'metadata value')}"
-                + (f" ({', '.join(report.metadata_copied)})" if report.metadata_copied else "") + ".")
+                + (f" ({', '.join(report.metadata_copied)})" if report.metadata_copied else "")
+                + (f", {_count(report.history_copied, 'history event')}, "
+                   f"{_count(report.retired_copied, 'retired entry', 'retired entries')}, "
+                   f"{_count(report.aliases_copied, 'old id')} of edited entries and the blocks of "
+                   f"{_count(report.bank_blocks_copied, 'bank file')}" if report.lifecycle_copied else "")
+                + ".")
         if user:
             line += f" Entries from SQLite are recorded as written by {user} (source_user)."
     if report.unreadable:

@@ -41,6 +41,8 @@ class ImportReport:
     duplicates: int = 0
     deleted: int = 0
     """Entries the user deleted earlier: never brought back by an import."""
+    retired: int = 0
+    """Entries retired (or edited into a newer id) earlier: never brought back by an import either (ADR 26)."""
     remaining: int = 0
     """Parsed entries not imported yet because the deadline came first (a later run resumes)."""
     banks: dict[str, str] = field(default_factory=dict)

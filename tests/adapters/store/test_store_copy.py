@@ -1,5 +1,6 @@
 """The copy's rules, on in-memory tables: which embedding spaces refuse a copy, what `_metadata` moves (never a
-database's own keys, never "nothing pinned" over a pinned target), source_user, and tombstones."""
+database's own keys, never "nothing pinned" over a pinned target), source_user, tombstones, and the entries' lives
+(history, retired entries, aliases, bank blocks)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memory_adapters.store.copy.store_copy import CopyRefused, StoreCopy, check_spaces
-from memory_adapters.store.copy.tables import CopiedEntry
-from memory_core.entries.records import Entry
+from memory_adapters.store.copy.tables import CopiedEntry, CopiedLifecycle
+from memory_core.entries.records import Entry, HistoryEvent, RetiredEntry
 
 T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)
 LOCAL = {"embedding_provider": "local", "embedding_model": "bge-small", "embedding_dimensions": "384"}
@@ -19,8 +20,10 @@ OPENAI = {"embedding_provider": "openai", "embedding_model": "text-embedding-3-s
 class MemoryTables:
     """CopyTables over dicts."""
 
-    def __init__(self, entries=(), metadata=None, tombstones=None, keeps_source_user=False, name="memory"):
+    def __init__(self, entries=(), metadata=None, tombstones=None, keeps_source_user=False, name="memory",
+                 life=None):
         self.description = name
+        self.life = life or CopiedLifecycle()
         self.keeps_source_user = keeps_source_user
         self.rows = {c.entry.id: c for c in entries}
         self.meta = dict(metadata or {})
@@ -59,6 +62,19 @@ class MemoryTables:
 
     def set_metadata(self, key, value):
         self.meta[key] = value
+
+    def lifecycle(self):
+        return self.life
+
+    def write_lifecycle(self, owed, unretired):
+        self.writes += 1
+        life = self.life
+        retired = {r.entry.id: r for r in life.retired if r.entry.id not in unretired}
+        retired.update({r.entry.id: r for r in owed.retired})
+        for entry_id in retired:
+            self.rows.pop(entry_id, None)
+        self.life = CopiedLifecycle(life.events + owed.events, list(retired.values()),
+                                    {**life.aliases, **owed.aliases}, {**life.bank_blocks, **owed.bank_blocks})
 
 
 def entry(n: int, **changes) -> CopiedEntry:
@@ -132,3 +148,30 @@ def test_a_store_is_never_copied_into_itself():
     tables = MemoryTables([entry(1)])
     with pytest.raises(CopyRefused, match="the target is the source"):
         StoreCopy(tables, tables, "alice").run()
+
+
+def test_the_entries_lives_are_copied_once_and_a_retirement_wins_over_a_live_row_copied_before():
+    retired, live_again = entry(1), entry(2)
+    at = T0 + timedelta(days=2, microseconds=300)
+    life = CopiedLifecycle([HistoryEvent(retired.entry.id, "retired", at, "ana via cli", {"reason": "stale"})],
+                           [RetiredEntry(retired.entry, at, "stale")], {"a" * 16: "b" * 16},
+                           {"git:x|patterns.md": {("patterns", "entry 1"): retired.entry.id}})
+    source = MemoryTables([live_again], life=life)
+    target = MemoryTables([retired], life=CopiedLifecycle(retired=[RetiredEntry(live_again.entry, T0)]))
+    copy = StoreCopy(source, target, "alice")
+    report = copy.run()
+    assert (report.history_copied, report.retired_copied, report.unretired, report.aliases_copied,
+            report.bank_blocks_copied) == (1, 1, 1, 1, 1)
+    assert set(target.rows) == {live_again.entry.id}, "retired in the source: out of the target's entries"
+    assert [r.entry.id for r in target.life.retired] == [retired.entry.id]
+    assert (target.life.aliases, target.life.bank_blocks) == (life.aliases, life.bank_blocks)
+    writes = target.writes
+    again = copy.run()
+    assert (again.lifecycle_copied, again.changed, target.writes) == (0, False, writes), "times to the second"
+
+
+def test_a_dry_run_counts_the_entries_lives_and_writes_none():
+    life = CopiedLifecycle([HistoryEvent("1" * 16, "merged", T0, "ana via cli")], aliases={"a" * 16: "b" * 16})
+    target = MemoryTables()
+    report = StoreCopy(MemoryTables(life=life), target, "alice").run(dry_run=True)
+    assert (report.history_copied, report.aliases_copied, report.changed, target.writes) == (1, 1, True, 0)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from memory_adapters.store.postgres.connection import masked_url, psycopg_module, utc
 from memory_adapters.store.postgres.rows import COLUMNS, entry_of
 from memory_adapters.store.postgres.vectors import float32_bytes
-from memory_adapters.store.sql.rows import dumps
+from memory_adapters.store.sql.rows import ENTRY_WIDTH, anchors_json, dumps
 from memory_adapters.store.copy.pages import PagedEntryRows
 from memory_adapters.store.copy.tables import CopiedEntry
 from memory_core.errors import StorageError
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 _SELECT = f"SELECT {COLUMNS}, seq, vector_send(embedding), source_user FROM entries"
 _WRITTEN = ('id, name, description, reasoning, category, keywords, "references", observation_count, confidence, '
             "recall_count, last_recalled_at, created_at, updated_at, source, source_project, source_user, scope, "
-            "embedding")
-_VALUES = "%s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, " + ", ".join(["%s"] * 10) + ", %s::vector"
+            "anchors, embedding")
+_VALUES = "%s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, " + ", ".join(["%s"] * 10) + ", %s::jsonb, %s::vector"
 WRITE = (f"INSERT INTO entries ({_WRITTEN}) VALUES ({_VALUES}) ON CONFLICT (id) DO UPDATE SET "
          + ", ".join(f"{c} = excluded.{c}" for c in _WRITTEN.split(", ")[1:]))
 # Two handles on one database: same server process (its start time and port) and same database oid.
@@ -89,8 +89,8 @@ class PostgresCopyTables(PagedEntryRows):
         for row in rows:
             entry = entry_of(row)
             if entry is not None:
-                copied.append(CopiedEntry(entry, _vector(row[18]), _vector(staged.get(entry.id)),
-                                          tuple(sorted(scopes.get(entry.id, ()))), row[19]))
+                copied.append(CopiedEntry(entry, _vector(row[ENTRY_WIDTH + 1]), _vector(staged.get(entry.id)),
+                                          tuple(sorted(scopes.get(entry.id, ()))), row[ENTRY_WIDTH + 2]))
         return copied
 
     def tombstones(self) -> dict[str, datetime]:
@@ -139,5 +139,5 @@ def _params(copied: CopiedEntry) -> tuple:
     return (entry.id, entry.name, entry.description, entry.reasoning, entry.category, dumps(entry.keywords),
             dumps(entry.references), entry.observation_count, entry.confidence, entry.recall_count,
             entry.last_recalled_at and utc(entry.last_recalled_at), utc(entry.created_at), utc(entry.updated_at),
-            entry.source, entry.source_project, copied.source_user, entry.scope,
+            entry.source, entry.source_project, copied.source_user, entry.scope, anchors_json(entry.anchors),
             None if copied.vector is None else vector_text(copied.vector))

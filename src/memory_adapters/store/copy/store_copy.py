@@ -2,19 +2,22 @@
 
 Each side is a `CopyTables` (`tables`; `sqlite_tables` or `postgres_tables`, picked by `store_tables`) that reads
 and writes every column as stored, the ones the merge rules never copy too (recall counters and times, vectors as
-float32 bytes, `source_user`), so nothing goes through the merge rules. The target is compared before it is
-written: a second run writes nothing, and a run cut short is finished by the next one. The cached query vectors
-are not copied.
+float32 bytes, `source_user`, anchors), so nothing goes through the merge rules, then the entries' lives (history,
+retired entries, aliases of edited ids, bank blocks; ADR 26). The target is compared before it is written: a
+second run writes nothing, and a run cut short is finished by the next one. The cached query vectors are not
+copied.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Callable, Optional, Sequence
 
-from memory_adapters.store.copy.tables import CopiedEntry, CopyTables
+from memory_adapters.store.copy.tables import CopiedEntry, CopiedLifecycle, CopyTables
 from memory_core.embedding.space import SPACE_KEYS, STAGED_KEYS
+from memory_core.entries.records import HistoryEvent, RetiredEntry
 
 DEFAULT_BATCH = 500
 INTERNAL_KEYS = frozenset({"schema_version", "vectors_version", "database_id"})
@@ -41,17 +44,39 @@ class CopyReport:
     metadata_copied: list[str] = field(default_factory=list)
     metadata_unchanged: int = 0
     batches: int = 0  # transactions that wrote entries
+    history_copied: int = 0  # history events the target lacked
+    retired_copied: int = 0  # retired entries the target did not hold as the source does
+    unretired: int = 0  # retired rows of the target whose entry is live in the source
+    aliases_copied: int = 0
+    bank_blocks_copied: int = 0  # bank files whose recorded blocks differed
+
+    @property
+    def lifecycle_copied(self) -> int:
+        """How many history events, retired entries, aliases and bank records the copy wrote."""
+        return (self.history_copied + self.retired_copied + self.unretired + self.aliases_copied
+                + self.bank_blocks_copied)
 
     @property
     def changed(self) -> bool:
         """Whether the copy wrote (or would write) anything."""
-        return bool(self.new or self.updated or self.tombstones_copied or self.removed or self.metadata_copied)
+        return bool(self.new or self.updated or self.tombstones_copied or self.removed or self.metadata_copied
+                    or self.lifecycle_copied)
 
 
 def to_second(when: datetime) -> datetime:
     """An aware UTC time to the second: what both stores keep."""
     when = when if when.tzinfo else when.replace(tzinfo=timezone.utc)
     return when.astimezone(timezone.utc).replace(microsecond=0)
+
+
+def _event_key(event: HistoryEvent) -> tuple:
+    """What makes two events the same one, as both stores keep them (times to the second)."""
+    return (event.entry_id, event.action, to_second(event.at), event.actor,
+            json.dumps(event.detail, sort_keys=True, default=str))
+
+
+def _retired_key(item: RetiredEntry) -> RetiredEntry:
+    return replace(item, retired_at=to_second(item.retired_at))
 
 
 def check_spaces(source: dict[str, str], target: dict[str, str]) -> None:
@@ -115,6 +140,14 @@ class EmptyCopyTables:
         """A dry run never writes."""
         raise AssertionError("a dry run writes nothing")
 
+    def lifecycle(self) -> CopiedLifecycle:
+        """No history."""
+        return CopiedLifecycle()
+
+    def write_lifecycle(self, owed: CopiedLifecycle, unretired: set[str]) -> None:
+        """A dry run never writes."""
+        raise AssertionError("a dry run writes nothing")
+
 
 class StoreCopy:
     """Copies `source` into `target` in batches of `batch_size` entries; `source_user` names who wrote the entries
@@ -140,6 +173,7 @@ class StoreCopy:
         report = CopyReport()
         self._entries(report, dry_run, progress)
         self._tombstones(report, dry_run)
+        self._lifecycle(report, dry_run)
         self._metadata(report, dry_run)
         return report
 
@@ -199,6 +233,27 @@ class StoreCopy:
                                       if to_second(copied.entry.updated_at) <= batch[key])
             else:
                 report.removed += self.target.write_tombstones(batch, removable)
+
+    def _lifecycle(self, report: CopyReport, dry_run: bool) -> None:
+        """What the target lacks of the source's history (events are only ever added), retired entries (held as
+        the source holds them), aliases and bank blocks; after the entries, so a retirement wins over the live
+        row an earlier copy left."""
+        source, target = self.source.lifecycle(), self.target.lifecycle()
+        held_events = {_event_key(event) for event in target.events}
+        held_retired = {item.entry.id: _retired_key(item) for item in target.retired}
+        source_retired = {item.entry.id for item in source.retired}
+        maybe_live = sorted(set(held_retired) - source_retired)
+        owed = CopiedLifecycle(
+            [event for event in source.events if _event_key(event) not in held_events],
+            [item for item in source.retired if held_retired.get(item.entry.id) != _retired_key(item)],
+            {old: new for old, new in source.aliases.items() if target.aliases.get(old) != new},
+            {bank: blocks for bank, blocks in source.bank_blocks.items() if target.bank_blocks.get(bank) != blocks})
+        unretired = set(self.source.entries_by_id(maybe_live)) if maybe_live else set()
+        report.history_copied, report.retired_copied = len(owed.events), len(owed.retired)
+        report.aliases_copied, report.bank_blocks_copied = len(owed.aliases), len(owed.bank_blocks)
+        report.unretired = len(unretired)
+        if report.lifecycle_copied and not dry_run:
+            self.target.write_lifecycle(owed, unretired)
 
     def _metadata(self, report: CopyReport, dry_run: bool) -> None:
         source, target = self.source.metadata(), self.target.metadata()

@@ -3,11 +3,11 @@ two sides hand over (`CopiedEntry`). The copy (`store_copy`) and each store's si
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Optional, Protocol, Sequence
+from typing import Mapping, Optional, Protocol, Sequence
 
-from memory_core.entries.records import Entry
+from memory_core.entries.records import Entry, HistoryEvent, RetiredEntry
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,16 @@ class CopiedEntry:
     staged: Optional[bytes] = None  # the vector of a re-embed in progress
     scopes: tuple[str, ...] = ()  # the extra scopes (entry_scopes), sorted
     source_user: Optional[str] = None  # PostgreSQL only
+
+
+@dataclass(frozen=True)
+class CopiedLifecycle:
+    """What a store keeps of its entries' lives beside the entries (ADR 26), as a copy moves it."""
+
+    events: list[HistoryEvent] = field(default_factory=list)
+    retired: list[RetiredEntry] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)  # old id: the id it resolves to
+    bank_blocks: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)  # bank: {(category, name): id}
 
 
 class CopyTables(Protocol):
@@ -63,4 +73,13 @@ class CopyTables(Protocol):
 
     def set_metadata(self, key: str, value: str) -> None:
         """Write one `_metadata` value."""
+        ...
+
+    def lifecycle(self) -> CopiedLifecycle:
+        """The history, retired entries, aliases and bank blocks."""
+        ...
+
+    def write_lifecycle(self, owed: CopiedLifecycle, unretired: set[str]) -> None:
+        """Add these events and aliases, hold these retired entries exactly (a live row of one goes), replace
+        these banks' blocks, and forget the retired rows of `unretired` ids (live in the source)."""
         ...

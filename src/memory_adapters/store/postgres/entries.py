@@ -10,6 +10,7 @@ from memory_adapters.store.postgres.connection import PostgresConnection, utc
 from memory_adapters.store.postgres.rows import (COLUMNS, RANKING_SELECT, SCOPED, SELECT_FOR_MERGE, SET_META,
                                                  WRITE_ENTRY, entry_of, write_params)
 from memory_adapters.store.postgres.schema import ensure_hnsw_index
+from memory_adapters.store.sql.lifecycle_rows import entry_from_json
 from memory_core.embedding.space import DIMENSIONS_KEY
 from memory_core.entries.merge import imported, reinforced
 from memory_core.entries.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from memory_core.entries.models import EntryDraft
 
 MERGE_ATTEMPTS = 20
+RETIRED_OR_ALIASED = ("SELECT id FROM retired_entries WHERE id = ANY(%s) "
+                      "UNION SELECT old_id FROM entry_aliases WHERE old_id = ANY(%s)")
 R = TypeVar("R")
 
 
@@ -97,8 +100,12 @@ class PostgresEntries:
             ids = sorted({draft.entry_id for draft, _ in items})
             conn.execute("SELECT id FROM entries WHERE id = ANY(%s) ORDER BY id FOR UPDATE", (ids,))  # lock order
             deleted = {r[0] for r in conn.execute("SELECT id FROM deleted_entries WHERE id = ANY(%s)", (ids,))}
+            retired = {r[0] for r in conn.execute(RETIRED_OR_ALIASED, (ids, ids))}
             outcomes = []
             for draft, updated_at in items:
+                if draft.entry_id in retired:  # retired, or edited into a newer id: never brought back
+                    outcomes.append(ImportOutcome(entry_id=draft.entry_id, status="retired"))
+                    continue
                 status, _ = self._merge_write(conn, draft.entry_id, lambda stored, d=draft, u=updated_at: imported(
                     stored, d, now, u, d.entry_id in deleted))
                 outcomes.append(ImportOutcome(entry_id=draft.entry_id, status=status))
@@ -107,14 +114,18 @@ class PostgresEntries:
         return self._connection.transaction(work) if items else []
 
     def delete(self, entry_id: str) -> bool:
-        """Delete one entry (its scopes and staged vector go with it) and keep its tombstone."""
+        """Delete one entry, live (its scopes and staged vector go with it) or retired, with the aliases that lead
+        to or from it, and keep its tombstone."""
         def work(conn: Any) -> bool:
             row = conn.execute(f"DELETE FROM entries WHERE id = %s RETURNING {COLUMNS}", (entry_id,)).fetchone()
-            if row is None:
+            retired = conn.execute("DELETE FROM retired_entries WHERE id = %s RETURNING entry", (entry_id,)).fetchone()
+            conn.execute("DELETE FROM entry_aliases WHERE old_id = %s OR new_id = %s", (entry_id, entry_id))
+            if row is None and retired is None:
                 return False
             conn.execute("INSERT INTO deleted_entries (id, deleted_at) VALUES (%s, %s) ON CONFLICT (id) "
                          "DO UPDATE SET deleted_at = excluded.deleted_at", (entry_id, utc(datetime.now(timezone.utc))))
-            existing = entry_of(row)
+            found = entry_from_json(retired[0]) if retired is not None else None
+            existing = entry_of(row) if row is not None else (found[0] if found else None)
             if existing is not None:
                 self._outbox.entry_written(conn, existing, "forget")
             return True

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from memory_adapters.store.postgres.connection import utc
-from memory_adapters.store.sql.rows import dumps, row_entry
+from memory_adapters.store.sql.rows import ENTRY_WIDTH, dumps, row_entry
 from memory_core.entries.records import Entry
 
 _ISO = "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'"
@@ -19,7 +19,7 @@ def _text_time(column: str) -> str:
 COLUMNS = (
     'id, name, description, reasoning, category, keywords::text, "references"::text, observation_count, '
     f"confidence, recall_count, {_text_time('last_recalled_at')}, {_text_time('created_at')}, "
-    f"{_text_time('updated_at')}, source, source_project, scope, embedding IS NOT NULL"
+    f"{_text_time('updated_at')}, source, source_project, scope, embedding IS NOT NULL, anchors::text"
 )  # sql.rows.FIELDS, in that order
 
 _WRITTEN = ("id, name, description, reasoning, category, keywords, \"references\", observation_count, confidence, "
@@ -56,4 +56,4 @@ def write_params(entry: Entry, source_user: str, xmin: Optional[str]) -> tuple:
 
 def entry_of(row: Any) -> Optional[Entry]:
     """The Entry of one `SELECT COLUMNS` row (extra columns after them are ignored)."""
-    return row_entry(tuple(row[:17]))
+    return row_entry(tuple(row[:ENTRY_WIDTH]))

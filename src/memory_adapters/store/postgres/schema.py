@@ -92,12 +92,28 @@ _SCOPE_BY_AUTHORSHIP = [
     "DELETE FROM _metadata WHERE key LIKE 'imported:%'",
 ]
 
+# Issue 24 / ADR 26, as SQLite's migration 12: anchors with each entry and the lifecycle's tables.
+_LIFECYCLE = [
+    "ALTER TABLE entries ADD COLUMN IF NOT EXISTS anchors JSONB",
+    "CREATE TABLE IF NOT EXISTS retired_entries (id TEXT PRIMARY KEY, entry JSONB NOT NULL, "
+    "retired_at TIMESTAMPTZ NOT NULL, reason TEXT NOT NULL DEFAULT '', superseded_by TEXT)",
+    "CREATE TABLE IF NOT EXISTS entry_aliases (old_id TEXT PRIMARY KEY, new_id TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS idx_entry_aliases_new ON entry_aliases (new_id)",
+    "CREATE TABLE IF NOT EXISTS entry_history (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
+    "entry_id TEXT NOT NULL, action TEXT NOT NULL, at TIMESTAMPTZ NOT NULL, actor TEXT NOT NULL DEFAULT '', "
+    "detail JSONB NOT NULL DEFAULT '{}')",
+    "CREATE INDEX IF NOT EXISTS idx_entry_history_entry ON entry_history (entry_id)",
+    "CREATE TABLE IF NOT EXISTS bank_blocks (bank TEXT NOT NULL, category TEXT NOT NULL, name TEXT NOT NULL, "
+    "id TEXT NOT NULL, PRIMARY KEY (bank, category, name))",
+]
+
 MIGRATIONS: dict[int, tuple[str, list[str]]] = {
     1: ("initial schema (SQLite's at migration 10, with source_user and full-text search)", _INITIAL),
     2: ("indexes for the prominent candidates of a session start", _PROMINENCE_INDEXES),
     3: ("the machine each owed markdown write belongs to", _OUTBOX_ORIGIN),
     4: ("scope by authorship: stored entries universal, banks re-decided at their next import",
         _SCOPE_BY_AUTHORSHIP),
+    5: ("anchors, retired entries, aliases of edited ids, their history, and what each bank held", _LIFECYCLE),
 }
 LATEST_VERSION = max(MIGRATIONS)
 

@@ -17,6 +17,7 @@ from typing import Optional
 from memory_adapters.store.postgres.candidates import PostgresCandidates
 from memory_adapters.store.postgres.connection import CONNECT_TIMEOUT_S, PostgresConnection
 from memory_adapters.store.postgres.entries import PostgresEntries, PostgresTombstoneRows, os_user
+from memory_adapters.store.postgres.lifecycle import PostgresLifecycleRows
 from memory_adapters.store.postgres.outbox import PostgresMarkdownOutbox
 from memory_adapters.store.postgres.rows import COLUMNS, entry_of
 from memory_adapters.store.postgres.search import PostgresSearch
@@ -24,6 +25,7 @@ from memory_adapters.store.postgres.vectors import QUERY_VECTOR_SQL, STAGING_SQL
 from memory_adapters.store.sql.dialect import SqlDialect
 from memory_adapters.store.sql.entry_reads import SqlEntryReads
 from memory_adapters.store.sql.facade import answered_by
+from memory_adapters.store.sql.lifecycle import SqlEntryLifecycle
 from memory_adapters.store.sql.query_vectors import SqlQueryVectors
 from memory_adapters.store.sql.staging import SqlStagedVectors
 from memory_adapters.store.sql.tombstones import SqlTombstones
@@ -32,9 +34,9 @@ DIALECT = SqlDialect(mark="%s", columns=COLUMNS, stored_order="seq", entry_of=en
 
 
 class PostgresEntryStore:
-    """Implements EntryStore, AuditOutbox, KeywordIndex, ReferenceIndex, EmbeddingStore, StagingVectorStore,
-    QueryVectorCache and CandidateSource over one PostgreSQL database with pgvector (short transactions, numbered
-    migrations)."""
+    """Implements EntryStore, EntryLifecycle, AuditOutbox, KeywordIndex, ReferenceIndex, EmbeddingStore,
+    StagingVectorStore, QueryVectorCache and CandidateSource over one PostgreSQL database with pgvector (short
+    transactions, numbered migrations)."""
 
     def __init__(self, url: str, connect_timeout: float = CONNECT_TIMEOUT_S, keyword_search: bool = True,
                  source_user: Optional[str] = None, statement_timeout_ms: int = 0,
@@ -49,7 +51,9 @@ class PostgresEntryStore:
         self._reads = SqlEntryReads(self.connection, DIALECT)
         self._tombstones = SqlTombstones(self.connection, PostgresTombstoneRows())
         self._outbox = PostgresMarkdownOutbox(self.connection, origin or socket.gethostname())
-        self._entries = PostgresEntries(self.connection, self._outbox, source_user or os_user())
+        user = source_user or os_user()
+        self._entries = PostgresEntries(self.connection, self._outbox, user)
+        self._lifecycle = SqlEntryLifecycle(self.connection, PostgresLifecycleRows(self._outbox, user))
         self._vectors = PostgresVectors(self.connection)
         self._staging = SqlStagedVectors(self.connection, STAGING_SQL, swapped=index_new_width)
         self._query_vectors = SqlQueryVectors(self.connection, QUERY_VECTOR_SQL)
@@ -78,6 +82,23 @@ class PostgresEntryStore:
     source_user = answered_by("_entries", PostgresEntries.source_user)
     set_metadata = answered_by("_entries", PostgresEntries.set_metadata)
     apply_tombstones = answered_by("_tombstones", SqlTombstones.apply_tombstones)
+
+    # EntryLifecycle (ADR 26)
+    set_anchors = answered_by("_lifecycle", SqlEntryLifecycle.set_anchors)
+    retire = answered_by("_lifecycle", SqlEntryLifecycle.retire)
+    restore = answered_by("_lifecycle", SqlEntryLifecycle.restore)
+    retired = answered_by("_lifecycle", SqlEntryLifecycle.retired)
+    retired_entries = answered_by("_lifecycle", SqlEntryLifecycle.retired_entries)
+    replace_text = answered_by("_lifecycle", SqlEntryLifecycle.replace_text)
+    resolve = answered_by("_lifecycle", SqlEntryLifecycle.resolve)
+    aliases = answered_by("_lifecycle", SqlEntryLifecycle.aliases)
+    history = answered_by("_lifecycle", SqlEntryLifecycle.history)
+    all_history = answered_by("_lifecycle", SqlEntryLifecycle.all_history)
+    record_event = answered_by("_lifecycle", SqlEntryLifecycle.record_event)
+    apply_history = answered_by("_lifecycle", SqlEntryLifecycle.apply_history)
+    bank_blocks = answered_by("_lifecycle", SqlEntryLifecycle.bank_blocks)
+    set_bank_blocks = answered_by("_lifecycle", SqlEntryLifecycle.set_bank_blocks)
+    put_retired = answered_by("_lifecycle", SqlEntryLifecycle.put_retired)  # for a copy (`migrate`)
 
     # AuditOutbox
     queue_markdown = answered_by("_outbox", PostgresMarkdownOutbox.queue_markdown)

@@ -227,6 +227,24 @@ class SqlEntryLifecycle:
 
         self._connection.transaction(work)
 
+    def put_retired(self, retired: Sequence[RetiredEntry], unretired: Sequence[str]) -> None:
+        """For a copy: hold these retired entries exactly as given (a live row of the same id goes, as it went in
+        the source), and forget the retired rows of `unretired` ids (live again in the source)."""
+        rows, mark = self._rows, self._rows.mark
+
+        def work(conn: Any) -> None:
+            for item in retired:
+                rows.remove(conn, item.entry.id)
+                conn.execute(f"DELETE FROM retired_entries WHERE id = {mark}", (item.entry.id,))
+                conn.execute(f"INSERT INTO retired_entries (id, entry, retired_at, reason, superseded_by) VALUES "
+                             f"({mark}, {rows.json_mark}, {mark}, {mark}, {mark})",
+                             (item.entry.id, entry_json(item.entry), rows.time(item.retired_at), item.reason,
+                              item.superseded_by))
+            for entry_id in unretired:
+                conn.execute(f"DELETE FROM retired_entries WHERE id = {mark}", (entry_id,))
+
+        self._connection.transaction(work)
+
     def bank_blocks(self, bank: str) -> dict[tuple[str, str], str]:
         """What the last import of one bank file held: {(category, name): entry id}."""
         found = self._connection.read(f"SELECT category, name, id FROM bank_blocks WHERE bank = {self._rows.mark}",

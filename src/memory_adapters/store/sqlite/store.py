@@ -125,3 +125,4 @@ class SqliteEntryStore:
     apply_history = answered_by("_lifecycle", SqlEntryLifecycle.apply_history)
     bank_blocks = answered_by("_lifecycle", SqlEntryLifecycle.bank_blocks)
     set_bank_blocks = answered_by("_lifecycle", SqlEntryLifecycle.set_bank_blocks)
+    put_retired = answered_by("_lifecycle", SqlEntryLifecycle.put_retired)  # for a copy (`migrate`)
