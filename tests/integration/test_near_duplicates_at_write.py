@@ -1,6 +1,7 @@
-"""Near-duplicates at write with the real local model (ADR 26): a paraphrase written through the writer names the
-existing learning (and is stored all the same), `--merge-into` reinforces the existing one instead, and MCP
-store_memory returns the neighbours and takes merge_into."""
+"""Near-duplicates at write with the real local model (ADR 26), on both stores (`backend`: numpy over SQLite's
+vectors, pgvector's nearest on PostgreSQL): a paraphrase written through the writer names the existing learning
+(and is stored all the same), `--merge-into` reinforces the existing one instead, and MCP store_memory returns the
+neighbours and takes merge_into."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 import pytest
 
 from memory_core.entries.hashing import content_hash
-from tests._helpers import PYTHON, app_env, db_rows, model_env, run_in_process, run_module, write_settings
+from tests._helpers import PYTHON, app_env, model_env, run_in_process, run_module, write_settings
 from tests._learnings import learning
 
 pytestmark = pytest.mark.slow
@@ -66,7 +67,7 @@ def write(project, store, home, entry, *extra, via_cli=False, process=False):
 
 
 @pytest.fixture
-def seeded(project, tmp_path, isolated_home):
+def seeded(project, tmp_path, isolated_home, backend):
     store = tmp_path / "store"
     for entry in [ORIGINAL, *OTHERS]:
         result = write(project, store, isolated_home, entry)
@@ -74,7 +75,7 @@ def seeded(project, tmp_path, isolated_home):
     return store
 
 
-def test_a_paraphrase_written_through_the_writer_names_the_existing_learning(project, seeded, isolated_home):
+def test_a_paraphrase_written_through_the_writer_names_the_existing_learning(project, seeded, isolated_home, backend):
     result = write(project, seeded, isolated_home, PARAPHRASE, "--json", process=True)
 
     assert result.returncode == 0, result.stderr
@@ -85,7 +86,7 @@ def test_a_paraphrase_written_through_the_writer_names_the_existing_learning(pro
     assert f"similar to {ORIGINAL_ID} — {ORIGINAL['name']}" in result.stderr
     assert "--merge-into ID" in result.stderr
     # Advice only: the paraphrase is stored beside the original.
-    assert db_rows(seeded / "memory.db", "SELECT COUNT(*) FROM entries") == [(5,)]
+    assert backend.rows(seeded, "SELECT COUNT(*) FROM entries") == [(5,)]
 
 
 def test_a_different_learning_on_another_topic_is_not_flagged(project, seeded, isolated_home):
@@ -96,27 +97,26 @@ def test_a_different_learning_on_another_topic_is_not_flagged(project, seeded, i
     assert "similar to" not in result.stderr
 
 
-def test_merge_into_reinforces_the_existing_learning_instead(project, seeded, isolated_home):
+def test_merge_into_reinforces_the_existing_learning_instead(project, seeded, isolated_home, backend):
     result = write(project, seeded, isolated_home, PARAPHRASE, "--merge-into", ORIGINAL_ID[:6], via_cli=True)
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (f"Merged into: {ORIGINAL['name']} (id: {ORIGINAL_ID}), now observed 2 times")
-    db = seeded / "memory.db"
-    assert db_rows(db, "SELECT COUNT(*) FROM entries") == [(4,)]
-    [(count, references, description)] = db_rows(
-        db, f"SELECT observation_count, \"references\", description FROM entries WHERE id = '{ORIGINAL_ID}'")
+    assert backend.rows(seeded, "SELECT COUNT(*) FROM entries") == [(4,)]
+    [(count, references, description)] = backend.rows(
+        seeded, "SELECT observation_count, \"references\", description FROM entries WHERE id = ?", (ORIGINAL_ID,))
     assert (count, json.loads(references), description) == (2, ["docs/design.md", "src/parser.py"],
                                                             ORIGINAL["description"])
-    [(action, actor, detail)] = db_rows(db, "SELECT action, actor, detail FROM entry_history")
+    [(action, actor, detail)] = backend.rows(seeded, "SELECT action, actor, detail FROM entry_history")
     assert (action, actor.endswith(" via writer"), json.loads(detail)["from"]) == ("merged", True, PARAPHRASE["name"])
 
 
-def test_merge_into_an_unknown_entry_stores_nothing(project, seeded, isolated_home):
+def test_merge_into_an_unknown_entry_stores_nothing(project, seeded, isolated_home, backend):
     result = write(project, seeded, isolated_home, PARAPHRASE, "--merge-into", "0123456789abcdef")
 
     assert result.returncode == 1
     assert result.stderr.strip().endswith("no entry with id 0123456789abcdef")
-    assert db_rows(seeded / "memory.db", "SELECT COUNT(*) FROM entries") == [(4,)]
+    assert backend.rows(seeded, "SELECT COUNT(*) FROM entries") == [(4,)]
 
 
 def test_mcp_store_memory_returns_the_neighbours_and_merges_when_asked(project, seeded, isolated_home, tmp_path):

@@ -48,7 +48,8 @@ class Remember:
 
     def run(self, draft: EntryDraft, merge_into: Optional[str] = None, actor: str = "") -> Remembered:
         """Upsert the draft by content hash, then its markdown (vectors are added afterwards by EmbedPending);
-        with `merge_into` (a full id; `actor` records who), reinforce that entry instead (InvalidEntry when it is not stored)."""
+        with `merge_into` (a full id; `actor` records who), reinforce that entry instead (InvalidEntry when it is
+        not stored)."""
         if merge_into is not None:
             return self._merge(draft, merge_into, actor)
         if self._keywords is not None:
