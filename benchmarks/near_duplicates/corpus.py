@@ -79,13 +79,14 @@ def embed(learnings: Sequence[Learning]) -> str:
     from memory_apps.wiring.container import build_container
     from memory_core.embedding.normalising import document_text
 
-    container = build_container(MemoryConfig(embedding_provider="local"), tempfile.mkdtemp(prefix="near-dups-"))
-    plan = container.embedding_plan(want_target=True)
-    if plan.target is None:
-        raise SystemExit(f"the local model is not available: {plan.problem}")
-    labels = container.local_keywords()
-    texts = [document_text(x.name, x.description, x.reasoning,
-                           labels.generate(x.name, x.description, x.reasoning, x.category)) for x in learnings]
-    for learning, vector in zip(learnings, plan.target.embed_documents(texts)):
-        learning.vector = vector
-    return f"{plan.target.provider_name}/{plan.target.model_name} ({plan.target.dimensions}d)"
+    with tempfile.TemporaryDirectory(prefix="near-dups-") as store:  # an empty store: no space pinned yet
+        container = build_container(MemoryConfig(embedding_provider="local"), store)
+        plan = container.embedding_plan(want_target=True)
+        if plan.target is None:
+            raise SystemExit(f"the local model is not available: {plan.problem}")
+        labels = container.local_keywords()
+        texts = [document_text(x.name, x.description, x.reasoning,
+                               labels.generate(x.name, x.description, x.reasoning, x.category)) for x in learnings]
+        for learning, vector in zip(learnings, plan.target.embed_documents(texts)):
+            learning.vector = vector
+        return f"{plan.target.provider_name}/{plan.target.model_name} ({plan.target.dimensions}d)"

@@ -29,7 +29,10 @@ STORE_DESCRIPTION = (
     "second entry, it reinforces the existing one (observation count + 1; the new name, and reasoning or "
     "references when given, replace the old). Besides the database, every store writes the markdown audit "
     "trail: the project's docs/knowledge-bank/*.md (the file of the entry's category, e.g. patterns.md) and the "
-    "global store's copy, so the change shows up in the project's files."
+    "global store's copy, so the change shows up in the project's files. The result lists near_duplicates: "
+    "stored learnings that say the same thing in other words (the new one is stored all the same). If one of them "
+    "is the same learning, call store_memory again with merge_into set to its id (this reinforces it instead) and "
+    "delete_memory the copy just stored; if they differ, leave both."
 )
 SEARCH_DESCRIPTION = (
     "Find stored learnings relevant to a query, best first (meaning + keywords + prominence). Read-only. "
@@ -60,6 +63,14 @@ def server_version() -> str:
         return "0+unknown"
 
 
+class SimilarMemory(BaseModel):
+    """A stored learning that says what the new one says, in other words."""
+
+    id: str
+    name: str
+    score: float
+
+
 class StoredMemory(BaseModel):
     """Result of store_memory."""
 
@@ -70,6 +81,8 @@ class StoredMemory(BaseModel):
     embedded: bool
     message: str
     superseded: Optional[str] = None
+    near_duplicates: list[SimilarMemory] = []
+    merged: bool = False
 
 
 class CitationState(BaseModel):
@@ -200,24 +213,37 @@ def build_server(service: MemoryService):
         supersedes: Annotated[Optional[str], Field(description=(
             "Optional id of a stored learning this one replaces (it was wrong or outdated): it is retired, "
             "pointing to the new one."))] = None,
+        merge_into: Annotated[Optional[str], Field(description=(
+            "Optional id of a stored learning (as near_duplicates, search_memory or get_memory gave it) that "
+            "this one repeats: reinforce that learning (observation count + 1, these references added) instead "
+            "of storing a new one."))] = None,
     ) -> StoredMemory:
         """Store or reinforce one learning (the model reads STORE_DESCRIPTION)."""
         if not reasoning.strip():
             raise ToolError("invalid reasoning: must not be empty (say why this matters and how you found it)")
         result = await in_thread(lambda: service.remember(
             name, description, reasoning, category, references or [], source="session-capture",
-            supersedes=supersedes.strip() if supersedes else None))
+            supersedes=supersedes.strip() if supersedes else None,
+            merge_into=merge_into.strip() if merge_into else None))
         name = one_line(result.name)  # results are read by a model: stored text is shown inert (ADR 13)
-        if result.created:
+        similar = [SimilarMemory(id=n.entry_id, name=one_line(n.name), score=n.score) for n in result.near_duplicates]
+        if result.merged:
+            message = (f"Merged into '{name}' (id: {result.entry_id}): reinforced, now observed "
+                       f"{result.observation_count} times; nothing new stored")
+        elif result.created:
             message = f"Stored: {name} (id: {result.entry_id})"
         else:
             message = (f"Already known: reinforced '{name}' (id: {result.entry_id}), "
                        f"now observed {result.observation_count} times")
         if result.superseded:
             message += f"; retired {result.superseded}, which it supersedes"
+        if similar:
+            message += ". Similar stored learnings: " + "; ".join(f"{s.id} — {s.name}" for s in similar) + (
+                f". If one says the same thing, delete_memory {result.entry_id} and store again with "
+                f"merge_into=<its id>" if result.created else "")
         return StoredMemory(id=result.entry_id, name=name, created=result.created,
                             observation_count=result.observation_count, embedded=result.embedded, message=message,
-                            superseded=result.superseded)
+                            superseded=result.superseded, near_duplicates=similar, merged=result.merged)
 
     # Read-only: a search ranks what is stored and records nothing (recall counts are a session start's).
     @server.tool(description=SEARCH_DESCRIPTION, annotations=ToolAnnotations(

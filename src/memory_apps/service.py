@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
 from pydantic import ValidationError
@@ -16,6 +16,7 @@ from memory_apps.upkeep.embedding_jobs import embed_after_write
 from memory_apps.upkeep.opening import keep_snapshot, open_store_recovering, prepare_write
 from memory_apps.wiring.adapter_functions import project_scopes
 from memory_apps.wiring.container import Container, build_container
+from memory_apps.wiring.lifecycle import actor
 from memory_apps.store_paths import global_store_dir, missing_store
 from memory_core.errors import InvalidEntry, StoreNotFound
 from memory_core.entries.models import Entry, EntryDraft
@@ -23,6 +24,7 @@ from memory_core.entries.request_checks import (
     MAX_LIMIT, check_category, check_ids, check_limit, check_query, plain_error,
 )
 from memory_core.anchors.states import AnchorState
+from memory_core.usecases.near_duplicates import Neighbour
 from memory_core.usecases.retrieve import Retrieval
 
 
@@ -41,6 +43,10 @@ class StoreResult:
     embedded: bool
     superseded: Optional[str] = None
     """The id of the entry this one replaced and retired (`supersedes`)."""
+    near_duplicates: list[Neighbour] = field(default_factory=list)
+    """Stored learnings that say the same in other words (advice: this one was stored all the same)."""
+    merged: bool = False
+    """The learning reinforced the entry `merge_into` named instead of being stored."""
 
 
 @dataclass
@@ -122,10 +128,13 @@ class MemoryService:
     def remember(self, name: str, description: str, reasoning: str = "", category: str = "patterns",
                  references: Optional[list[str]] = None, keywords: Optional[list[str]] = None,
                  source: str = "manual", confidence: Optional[str] = None,
-                 supersedes: Optional[str] = None) -> StoreResult:
-        """Validate and store a learning (a repeat reinforces the existing entry), then embed it; with
-        `supersedes` (an id or unique prefix), retire that entry as replaced by this one (InvalidEntry, nothing
-        stored, when it names no live entry)."""
+                 supersedes: Optional[str] = None, merge_into: Optional[str] = None) -> StoreResult:
+        """Validate and store a learning (a repeat reinforces the existing entry), then embed it; the result names
+        the stored learnings it repeats in other words. With `supersedes` (an id or unique prefix), retire that
+        entry as replaced by this one (InvalidEntry, nothing stored, when it names no live entry); with
+        `merge_into`, reinforce that entry instead of storing this one (InvalidEntry when it names none)."""
+        if supersedes is not None and merge_into is not None:
+            raise InvalidEntry("merge_into", "supersedes and merge_into exclude each other")
         fields = {"name": name, "description": description, "reasoning": reasoning, "category": category,
                   "references": references or [], "keywords": keywords or [], "source": source,
                   "source_project": self.project_name}  # universal: a captured learning helps every project (AC4)
@@ -143,20 +152,32 @@ class MemoryService:
                 result = self._supersede(draft, supersedes)
                 stored, superseded = result.remembered, result.old_id
             else:
-                stored = self.container.remember().run(draft)
+                target = self._merge_target(merge_into) if merge_into is not None else None
+                stored = self.container.remember().run(draft, merge_into=target, actor=actor(self.tool))
             report = embed_after_write(self.container, [stored.entry_id])
             keep_snapshot(self.container)
             entry = self.container.store().get(stored.entry_id)
         return StoreResult(stored.entry_id, stored.name, stored.created, stored.observation_count,
-                           bool(entry and entry.has_embedding) or bool(report and report.embedded), superseded)
+                           bool(entry and entry.has_embedding) or bool(report and report.embedded), superseded,
+                           [n for n in stored.near_duplicates if n.entry_id != superseded], stored.merged)
 
     def _supersede(self, draft: EntryDraft, supersedes: str):
-        from memory_apps.wiring.lifecycle import actor
-
         old_id = self._live_id(supersedes, "supersedes")
         result = self.container.supersede().run(draft, old_id, actor(self.tool))
         self._say_audit(result.audit_problem)
         return result
+
+    def _merge_target(self, text: str) -> str:
+        """The full id `merge_into` names; InvalidEntry (field merge_into) when it names no entry."""
+        from memory_core.policies.entry_ids import resolve_entry_id
+
+        try:
+            target = resolve_entry_id(self.container.store(), text)
+        except InvalidEntry as exc:
+            raise InvalidEntry("merge_into", exc.message) from exc
+        if target is None:
+            raise InvalidEntry("merge_into", f"no entry with id {text}")
+        return target
 
     def search(self, query: str, limit: int = 10, category: Optional[str] = None,
                include_weak: bool = False) -> Retrieval:

@@ -26,15 +26,18 @@ EPILOG = """examples:
                      "reasoning": "Assumed formats cost 5 review iterations.", "category": "patterns",
                      "keywords": ["parser", "file-format"], "references": ["src/parser.py"]}'
   iflow-memory write --entry-file entry.json
+  iflow-memory write --entry-file entry.json --merge-into 1c123aa2  # reinforce the learning it repeats
 
 entry fields: name, description, category (anti-patterns|patterns|heuristics) are required;
 reasoning, keywords, references, confidence (high|medium|low), source (retro|session-capture|manual|import),
 source_project are optional. The id is the content hash of the description; writing the same
-description again reinforces the entry (observation count +1). --supersedes ID stores the learning and
-retires the one it replaces (kept with its history; `show ID` names the replacement).
+description again reinforces the entry (observation count +1). A stored learning that says the same in other
+words is reported on stderr ("similar to ID — name"); the entry is stored all the same, unless --merge-into ID
+reinforces that learning instead. --supersedes ID stores the learning and retires the one it replaces (kept
+with its history; `show ID` names the replacement).
 An entry without references gets up to 20 files its feature branch changed (git diff against the merge base
 with the default branch; files the entry's text names come first); a repeat keeps the references already stored.
-exit status: 0 stored, 1 invalid entry, 2 database error."""
+exit status: 0 stored, 1 invalid entry (or no entry ID to merge into), 2 database error."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,6 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--supersedes", metavar="ID", default=None,
                         help="the id (or a unique prefix) of a learning this one replaces: it is retired, pointing "
                              "to the new one (`show ID` says so; `restore ID` undoes it)")
+    parser.add_argument("--merge-into", metavar="ID", default=None,
+                        help="reinforce this stored learning (id or unique prefix) instead of storing the entry: one "
+                             "more observation, the entry's references added, a `merged` event in its history; "
+                             "use it when the write reports the entry as similar to ID")
+    parser.add_argument("--json", action="store_true",
+                        help="print the result as JSON: id, name, created, observation_count, merged, "
+                             "near_duplicates [{id, name, score}]")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--entry-json", help="the entry as a JSON object")
     source.add_argument("--entry-file", help="path to a file holding the entry as a JSON object ('-' = stdin)")
@@ -130,9 +140,13 @@ def write(args: argparse.Namespace) -> int:
     from memory_apps.wiring.container import build_container
     from memory_apps.upkeep.embedding_jobs import embed_after_write
     from memory_apps.store_paths import global_store_dir, missing_project
-    from memory_core.errors import StorageError
+    from memory_apps.wiring.lifecycle import actor
+    from memory_core.errors import InvalidEntry, StorageError
     from memory_core.entries.models import EntryDraft
 
+    if args.supersedes and args.merge_into:
+        return fail("--supersedes and --merge-into exclude each other: a learning either replaces one or "
+                    "reinforces one")
     try:
         draft = EntryDraft.model_validate(read_entry(args))
     except InvalidInput as exc:
@@ -147,13 +161,19 @@ def write(args: argparse.Namespace) -> int:
     global_store = global_store_dir(args.global_store)
     settings = load_config(args.project_root)
     if not settings.semantic_enabled:
-        if args.supersedes:
-            return fail("--supersedes needs the database (memory_semantic_enabled is false in the settings)")
-        return _markdown_only(draft, global_store, args.project_root)
+        if args.supersedes or args.merge_into:
+            flag = "--supersedes" if args.supersedes else "--merge-into"
+            return fail(f"{flag} needs the database (memory_semantic_enabled is false in the settings)")
+        return _markdown_only(draft, global_store, args.project_root, args.json)
     superseded = None
     try:
-        container = build_container(settings, global_store, project_root=args.project_root, full_check=True)
+        # One model for the near-duplicate search and the embedding after the write: loaded once.
+        container = build_container(settings, global_store, project_root=args.project_root, full_check=True,
+                                    keep_models=True)
         open_store_recovering(container, args.project_root, global_store)
+        target, problem = _merge_target(container, args.merge_into)
+        if problem:
+            return fail(problem)
         remember = container.remember()
         if args.supersedes:
             superseded = _supersede(container, draft, args.supersedes, getattr(args, "tool", "cli"))
@@ -161,17 +181,24 @@ def write(args: argparse.Namespace) -> int:
                 return superseded
             stored = superseded.remembered
         else:
-            stored = remember.run(draft)
+            stored = remember.run(draft, merge_into=target, actor=actor(getattr(args, "tool", "cli")))
         embed_after_write(container, [stored.entry_id])
         keep_snapshot(container)
+    except InvalidEntry as exc:  # the entry to merge into went away: "no entry with id ..."
+        return fail(one_line(exc.message))
     except StorageError as exc:
         return database_failed(exc)
     if remember.audit_problem:
         print(f"iflow-memory: {remember.audit_problem}", file=sys.stderr)
-    print(f"Stored: {one_line(stored.name)} (id: {stored.entry_id})")
-    if superseded is not None:
+    if superseded is not None:  # the learning it replaces is no near-duplicate to report
+        from dataclasses import replace
+
+        stored = replace(stored, near_duplicates=[n for n in stored.near_duplicates
+                                                  if n.entry_id != superseded.old_id])
+    report_stored(stored, args.json)
+    if superseded is not None:  # on stderr under --json: stdout holds one JSON document
         print(f"Superseded: {superseded.old_id} — {one_line(superseded.old_name)} (retired; "
-              f"`iflow-memory show {superseded.old_id}` says what replaced it)")
+              f"`iflow-memory show {superseded.old_id}` says what replaced it)", file=sys.stderr if args.json else sys.stdout)
     return EXIT_OK
 
 
@@ -194,6 +221,42 @@ def _supersede(container, draft, text: str, tool: str):
     if result.audit_problem:
         print(f"iflow-memory: {result.audit_problem}", file=sys.stderr)
     return result
+
+
+def _merge_target(container, text: Optional[str]) -> tuple[Optional[str], str]:
+    """(the full id `--merge-into` names, "") or (None, why not); (None, "") without the flag."""
+    from memory_core.errors import InvalidEntry
+    from memory_core.policies.entry_ids import resolve_entry_id
+
+    if text is None:
+        return None, ""
+    try:
+        target = resolve_entry_id(container.store(), text)
+    except InvalidEntry as exc:  # malformed, or a prefix several entries share
+        return None, f"invalid --merge-into: {one_line(exc.message)}"
+    return (target, "") if target else (None, f"no entry with id {one_line(text)}")
+
+
+def report_stored(stored, as_json: bool) -> None:
+    """What the write did, on stdout; each near-duplicate, with the flag that merges into it, on stderr."""
+    for near in stored.near_duplicates:  # advice: the entry is stored all the same
+        print(f"iflow-memory: similar to {near.entry_id} — {one_line(near.name)} (score {near.score:.2f})",
+              file=sys.stderr)
+    if stored.near_duplicates:
+        hint = (f"stored as {stored.entry_id} all the same; to reinforce an existing learning instead, delete "
+                f"{stored.entry_id} and write again with --merge-into ID" if stored.created else
+                "to reinforce an existing learning instead, write with --merge-into ID")
+        print(f"iflow-memory: {hint}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"id": stored.entry_id, "name": one_line(stored.name), "created": stored.created,
+                          "observation_count": stored.observation_count, "merged": stored.merged,
+                          "near_duplicates": [{"id": n.entry_id, "name": one_line(n.name), "score": n.score}
+                                              for n in stored.near_duplicates]}))
+    elif stored.merged:
+        print(f"Merged into: {one_line(stored.name)} (id: {stored.entry_id}), now observed "
+              f"{stored.observation_count} times")
+    else:
+        print(f"Stored: {one_line(stored.name)} (id: {stored.entry_id})")
 
 
 _WORDS = re.compile(r"[\w./-]+")
@@ -240,7 +303,7 @@ def with_git_references(draft, project_root: str):
     return EntryDraft.model_construct(_fields_set=draft.model_fields_set - {"references"}, **dict(checked))
 
 
-def _markdown_only(draft, global_store: str, project_root: str) -> int:
+def _markdown_only(draft, global_store: str, project_root: str, as_json: bool = False) -> int:
     """memory_semantic_enabled: false — write the markdown files only, no database (spec 001 D9.6)."""
     from memory_apps.wiring.adapter_functions import make_store_private
     from memory_apps.wiring.resolver import plain_wiring
@@ -255,6 +318,10 @@ def _markdown_only(draft, global_store: str, project_root: str) -> int:
         wiring.audit_trail().record(entry, increment=True)
     except OSError as exc:
         return fail(f"cannot write markdown: {exc}", EXIT_DATABASE)
+    if as_json:  # no database: neither whether it was new nor its count is known here, nor any neighbour
+        print(json.dumps({"id": entry.id, "name": one_line(entry.name), "created": None, "observation_count": None,
+                          "merged": False, "near_duplicates": []}))
+        return EXIT_OK
     print(f"Stored: {one_line(entry.name)} (id: {entry.id})")
     return EXIT_OK
 

@@ -1,31 +1,31 @@
-"""closest_neighbours: each stored vector's closest others, for the review's near-duplicate queue."""
+"""nearest_neighbours: each stored vector's closest others, as review's near-duplicate finder reads them."""
 
 from __future__ import annotations
 
-from memory_adapters.vectors import neighbours
+import pytest
+
+from memory_adapters.vectors import neighbours as module
 from memory_adapters.vectors.float32 import pack_vector
+from memory_adapters.vectors.neighbours import nearest_neighbours
 
 
-class Stored:
-    def __init__(self, vectors):
-        self._vectors = vectors
-
-    def vectors(self):
-        return [(entry_id, pack_vector(vector)) for entry_id, vector in self._vectors.items()]
+def rows(*vectors):
+    return [(f"e{i}", pack_vector(v)) for i, v in enumerate(vectors)]
 
 
-def test_each_entry_gets_its_close_others_only(monkeypatch):
-    monkeypatch.setattr(neighbours, "BLOCK_ROWS", 2)  # several blocks: rows past the first keep their own index
-    stored = Stored({"a": [1.0, 0.0, 0.0], "b": [0.9, 0.1, 0.0], "c": [0.0, 1.0, 0.0], "d": [0.0, 0.0, 2.0],
-                     "e": [0.0, 0.0, 1.9], "odd": [1.0, 0.0]})
-
-    found = neighbours.closest_neighbours(stored, min_cosine=0.8, per_entry=1)
-
-    assert set(found) == {"a", "b", "d", "e"}, "c has nobody close; a vector of another length is left out"
-    assert list(found["a"]) == ["b"] and list(found["d"]) == ["e"] and list(found["e"]) == ["d"]
-    assert 0.99 < found["a"]["b"] < 1.0
+def test_each_entry_gets_its_closest_others_above_the_floor_never_itself():
+    found = nearest_neighbours(rows([1, 0, 0], [0.96, 0.28, 0], [0, 0, 1]), min_cosine=0.5, per_entry=5)
+    assert set(found) == {"e0", "e1"}
+    assert found["e0"] == {"e1": pytest.approx(0.96, abs=1e-6)}
+    assert found["e1"] == {"e0": pytest.approx(0.96, abs=1e-6)}
 
 
-def test_too_few_vectors_give_nothing():
-    assert neighbours.closest_neighbours(Stored({"a": [1.0, 0.0]}), 0.5, 10) == {}
-    assert neighbours.closest_neighbours(Stored({}), 0.5, 10) == {}
+def test_at_most_per_entry_neighbours_the_closest_first(monkeypatch):
+    monkeypatch.setattr(module, "BLOCK_ROWS", 2)  # several blocks: the same answer
+    found = nearest_neighbours(rows([1, 0], [0.9, 0.1], [0.8, 0.2], [0.7, 0.3]), min_cosine=-1.0, per_entry=1)
+    assert found["e0"].keys() == {"e1"} and found["e3"].keys() == {"e2"}
+
+
+def test_vectors_of_another_length_and_a_lone_vector_give_nothing():
+    assert nearest_neighbours(rows([1, 0], [1, 0, 0]), min_cosine=-1.0, per_entry=3) == {}
+    assert nearest_neighbours([], min_cosine=0.0, per_entry=3) == {}

@@ -100,7 +100,8 @@ def test_tools_are_listed_with_their_documented_parameters(server):
 
     assert {"store_memory", "search_memory", "get_memory", "delete_memory"} <= set(tools)
     store = tools["store_memory"].input_schema
-    assert set(store["properties"]) == {"name", "description", "reasoning", "category", "references", "supersedes"}
+    assert set(store["properties"]) == {"name", "description", "reasoning", "category", "references", "supersedes",
+                                        "merge_into"}
     assert set(store["required"]) == {"name", "description", "reasoning", "category"}, "references is optional"
     search = tools["search_memory"].input_schema
     assert {"query", "limit", "category"} <= set(search["properties"])

@@ -77,9 +77,9 @@ def near_duplicate_pairs(store):
     def pairs(entries: Sequence[Any]) -> list:
         neighbours: dict[str, dict[str, Optional[float]]] = {}
         if hasattr(store, "vectors"):
-            from memory_adapters.vectors.neighbours import closest_neighbours
+            from memory_adapters.vectors.neighbours import nearest_neighbours
 
-            neighbours.update(closest_neighbours(store, MIN_CANDIDATE_COSINE, CANDIDATES))
+            neighbours.update(nearest_neighbours(store.vectors(), MIN_CANDIDATE_COSINE, CANDIDATES))
         if getattr(store, "keyword_search_available", False):
             for entry in entries:
                 query = sanitise_fts_query(f"{entry.name} {entry.description}")

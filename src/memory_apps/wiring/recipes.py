@@ -90,15 +90,28 @@ def reconcile_audit(store, audit_trail, global_store: str):
     return ReconcileAudit(store=store, exclusive=audit_trail.exclusive, audit_for=adapters.audit_trails(global_store))
 
 
-def remember(store, clock, keyword_tiers, reconcile, tree_anchoring=None, project_root=None):
-    """The remember use case: validate, merge, label with keywords, anchor in the project it runs in, write the
-    markdown."""
+def near_duplicates(store, embedding_plan, vector_index, project_root=None):
+    """Finds the stored learnings a draft repeats in other words (ADR 26), among those the project sees: by the
+    pinned space's embedder and vector index, or by the keyword-only rule when there are none."""
+    from memory_apps.wiring.adapter_functions import project_scopes
+    from memory_core.usecases.near_duplicates import FindNearDuplicates
+
+    plan = embedding_plan(want_target=False)
+    index = vector_index(dimensions=plan.query.dimensions) if plan.query else None
+    return FindNearDuplicates(store=store, embedder=plan.query, vector_index=index, keyword_index=store,
+                              scopes=project_scopes(project_root) if project_root else None)
+
+
+def remember(store, clock, keyword_tiers, reconcile, near_duplicates, tree_anchoring=None, project_root=None):
+    """The remember use case: validate, merge, label with keywords, report near-duplicates, anchor in the project
+    it runs in, write the markdown."""
     import functools
 
     from memory_core.usecases.remember import Remember
 
     anchoring = functools.partial(tree_anchoring, project_root) if tree_anchoring and project_root else None
-    return Remember(store=store, clock=clock, keywords=keyword_tiers, reconcile=reconcile, anchoring=anchoring)
+    return Remember(store=store, clock=clock, keywords=keyword_tiers, reconcile=reconcile, anchoring=anchoring,
+                    neighbours=near_duplicates)
 
 
 def embed_pending(store, embedder):
@@ -167,8 +180,10 @@ RECIPES: dict[str, Recipe] = {  # each after the recipes it needs: the container
     "importer": Recipe(knowledge_bank_import, needs=("knowledge_reader", "store", "clock", "layout", "local_keywords",
                                                      "authorship", "tree_anchoring"), shared=False),
     "reconcile": Recipe(reconcile_audit, values=("global_store",), needs=("store", "audit_trail"), shared=False),
+    "near_duplicates": Recipe(near_duplicates, values=("project_root",), needs=("store",),
+                              makers=("embedding_plan", "vector_index"), shared=False),
     "remember": Recipe(remember, values=("project_root",), needs=("store", "clock", "keyword_tiers", "reconcile",
-                                                                  "tree_anchoring"), shared=False),
+                                                                  "near_duplicates", "tree_anchoring"), shared=False),
     "embed_pending": Recipe(embed_pending, needs=("store",), shared=False),
     "code_files": Recipe(adapters.git_code_files, values=("project_root",), shared=False),
     "anchor_cache": Recipe(adapters.json_anchor_cache, values=("global_store",)),

@@ -1,0 +1,28 @@
+"""The review's near-duplicate finder over a real SQLite store: pairs among the entries with a vector, scored as a
+write scores a draft (memory_apps/wiring/lifecycle.py)."""
+
+from __future__ import annotations
+
+from memory_apps.config import MemoryConfig
+from memory_apps.wiring.container import build_container
+from memory_apps.wiring.lifecycle import near_duplicate_pairs
+from memory_core.entries.models import EntryDraft
+from tests.fakes import FakeClock
+
+
+def test_pairs_of_entries_whose_vectors_and_words_agree(tmp_path):
+    container = build_container(MemoryConfig(embedding_provider="none"), str(tmp_path / "store"))
+    store = container.store()
+    ids = [store.upsert(EntryDraft(name=name, description=text, category="anti-patterns"), FakeClock().now()).entry_id
+           for name, text in [("Quote CSV fields", "Never split CSV rows by hand; use the csv module."),
+                              ("Do not split CSV yourself", "Splitting CSV rows by hand breaks quoted fields."),
+                              ("Roll back first", "Roll back a broken deploy before debugging it."),
+                              ("No vector yet", "Never split CSV rows by hand; use the csv module, really.")]]
+    for entry_id, vector in zip(ids, ([1.0, 0.0, 0.0], [0.95, 0.31, 0.0], [0.0, 0.0, 1.0])):
+        store.set_vector(entry_id, vector)
+
+    pairs = near_duplicate_pairs(store)(store.all_entries())
+
+    assert [(a, b) for a, b, _ in pairs] == [tuple(sorted(ids[:2]))]
+    assert pairs[0][2] >= 0.65
+    store.close()
