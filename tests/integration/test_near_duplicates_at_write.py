@@ -108,7 +108,7 @@ def test_merge_into_reinforces_the_existing_learning_instead(project, seeded, is
     assert (count, json.loads(references), description) == (2, ["docs/design.md", "src/parser.py"],
                                                             ORIGINAL["description"])
     [(action, actor, detail)] = backend.rows(seeded, "SELECT action, actor, detail FROM entry_history")
-    assert (action, actor.endswith(" via writer"), json.loads(detail)["from"]) == ("merged", True, PARAPHRASE["name"])
+    assert (action, actor.endswith(" via cli"), json.loads(detail)["from"]) == ("merged", True, PARAPHRASE["name"])
 
 
 def test_merge_into_an_unknown_entry_stores_nothing(project, seeded, isolated_home, backend):

@@ -38,8 +38,17 @@ class LifecycleStore(InMemoryEntryStore):
     def _unused(self, *args, **kwargs):
         raise AssertionError("not part of this test")
 
-    retire = restore = retired = retired_entries = replace_text = resolve = aliases = _unused
-    history = all_history = record_event = apply_history = bank_blocks = set_bank_blocks = _unused
+    retire = restore = retired = replace_text = resolve = aliases = _unused
+    history = all_history = record_event = apply_history = _unused
+
+    def bank_blocks(self, bank):  # the import's bank-edit record: a first import of this bank
+        return {}
+
+    def set_bank_blocks(self, bank, blocks):
+        pass
+
+    def retired_entries(self):  # what the import could bring back: nothing was retired
+        return []
 
 
 def taker(files):

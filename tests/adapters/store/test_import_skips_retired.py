@@ -33,6 +33,6 @@ def test_the_global_markdown_of_a_retired_and_an_edited_entry_does_not_revive_th
     report = ImportKnowledgeBank(MarkdownKnowledgeBankReader(), store, FakeClock(), GitProjectLayout()).run(
         str(project), str(store_dir))
 
-    assert (report.retired, report.new) == (2, 0)
+    assert (report.still_retired, report.new) == (2, 0)
     assert {e.id for e in store.all_entries()} == {new_id, ids[2]}
     store.close()

@@ -68,7 +68,8 @@ class SqlEntryLifecycle:
                          (anchors_json(tuple(anchors)), entry_id))
             if event is not None:
                 self._add_event(conn, event)
-            rows.queue(conn, entry, "record")  # global-format blocks carry their anchors
+            if owes_markdown(entry):
+                rows.queue(conn, entry, "record")  # global-format blocks carry their anchors
             return True
 
         return self._connection.transaction(work)
@@ -126,7 +127,7 @@ class SqlEntryLifecycle:
                                  "ON CONFLICT DO NOTHING", (entry.id, scope))
             self._add_event(conn, event)
             restored = rows.stored(conn, entry.id)
-            if restored is not None:
+            if restored is not None and owes_markdown(restored):
                 rows.queue(conn, restored, "record")
             return restored
 
@@ -166,7 +167,7 @@ class SqlEntryLifecycle:
             self._add_event(conn, event)
             entry = rows.stored(conn, new_id)
             rows.queue(conn, old, "record")  # gone: its block leaves the markdown
-            if entry is not None:
+            if entry is not None and owes_markdown(entry):
                 rows.queue(conn, entry, "record")
             return entry
 
@@ -282,6 +283,13 @@ class SqlEntryLifecycle:
         mark = self._rows.mark
         conn.execute(f"INSERT INTO entry_history (entry_id, action, at, actor, detail) VALUES ({mark}, {mark}, "
                      f"{mark}, {mark}, {self._rows.json_mark})", self._event_params(event))
+
+
+def owes_markdown(entry: Entry) -> bool:
+    """Whether a change to a live entry is written to the markdown audit trail: an imported entry's markdown is
+    the bank it came from (its history goes to the history file); writing it into the global store's markdown
+    would make it look held there, so its removal from the bank would no longer retire it."""
+    return entry.source != "import"
 
 
 def edited(old: Entry, draft: "EntryDraft", event: HistoryEvent) -> Entry:
