@@ -151,9 +151,9 @@ def add_lifecycle_tools(server: Any, service: Any, in_thread: Any) -> None:
         open_world_hint=False))
     async def confirm_memory(entry_id: Annotated[str, Field(min_length=1, description=ID_FIELD)]) -> LifecycleChange:
         """Re-anchor one learning (the model reads CONFIRM_DESCRIPTION)."""
-        entry = await in_thread(lambda: change("confirm", entry_id))
-        return LifecycleChange(id=entry.id, name=one_line(entry.name), action="confirmed",
-                               message=f"Confirmed: {len(entry.anchors)} citation(s) anchored to today's code")
+        confirmed = await in_thread(lambda: change("confirm", entry_id))
+        return LifecycleChange(id=confirmed.id, name=one_line(confirmed.name), action="confirmed",
+                               message=f"Confirmed: {confirmed.summary()}")
 
     # Not destructive: the learning is kept and restore_memory undoes it.
     @server.tool(description=RETIRE_DESCRIPTION, annotations=ToolAnnotations(

@@ -183,8 +183,12 @@ def build_server(service: MemoryService):
                               log_level="WARNING")
 
     async def in_thread(function, *args):
+        from memory_core.usecases.retired_refusal import RetiredLearning
+
         try:
             return await anyio.to_thread.run_sync(function, *args)
+        except RetiredLearning as exc:  # nothing stored: say what was retired and how it comes back
+            raise ToolError(f"{exc.described}; restore_memory brings it back") from exc
         except InvalidEntry as exc:
             raise ToolError(f"invalid {exc.field}: {exc.message}") from exc
         except MemoryCoreError as exc:

@@ -168,16 +168,19 @@ class MemoryService:
         return result
 
     def _merge_target(self, text: str) -> str:
-        """The full id `merge_into` names; InvalidEntry (field merge_into) when it names no entry."""
-        from memory_core.policies.entry_ids import resolve_entry_id
+        """The full id `merge_into` names; InvalidEntry (field merge_into) when it names no entry, RetiredLearning
+        when it names a retired one."""
+        from memory_core.usecases.retired_refusal import RetiredLearning
 
         try:
-            target = resolve_entry_id(self.container.store(), text)
+            located = self.locate(text)
         except InvalidEntry as exc:
             raise InvalidEntry("merge_into", exc.message) from exc
-        if target is None:
+        if located is None:
             raise InvalidEntry("merge_into", f"no entry with id {text}")
-        return target
+        if located.retired is not None:
+            raise RetiredLearning("merge_into", located.retired)
+        return located.entry_id
 
     def search(self, query: str, limit: int = 10, category: Optional[str] = None,
                include_weak: bool = False) -> Retrieval:
@@ -325,10 +328,12 @@ class MemoryService:
                 embed_after_write(self.container, [restored.id])
             return restored
 
-    def confirm(self, entry_id: str) -> Optional[Entry]:
-        """Re-anchor a live entry to the project's code as it is today (its citations are current again); the
-        entry with its new anchors, or None when the id names no live entry."""
-        return self._change("confirm", entry_id)
+    def confirm(self, entry_id: str):
+        """Re-anchor a live entry to the project's code as it is today (its citations are current again): a
+        `Confirmed` (`entry` with its new anchors, also as `id`, `name`, `anchors`; `anchored` of `cited`
+        citations; `gone`: the citations whose file is absent, kept on their old anchor; `summary()` says it),
+        or None when the id names no live entry."""
+        return self._changed("confirm", entry_id)
 
     def history(self, entry_id: str) -> list:
         """The history events (who, when, what) of an entry and of every older id it had, oldest first."""
@@ -349,6 +354,10 @@ class MemoryService:
             return self.container.review().run()
 
     def _change(self, action: str, entry_id: str, *arguments: str) -> Optional[Entry]:
+        changed = self._changed(action, entry_id, *arguments)
+        return changed.entry if changed is not None else None
+
+    def _changed(self, action: str, entry_id: str, *arguments: str):
         from memory_apps.wiring.lifecycle import actor
 
         with self._lock:
@@ -362,7 +371,7 @@ class MemoryService:
                 return None
             self._say_audit(changed.audit_problem)
             keep_snapshot(self.container)
-            return changed.entry
+            return changed
 
     def _live_id(self, text: str, field: str) -> Optional[str]:
         """The live id `text` names (an edited entry's old id included); None when it names none. For

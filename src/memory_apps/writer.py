@@ -34,10 +34,13 @@ source_project are optional. The id is the content hash of the description; writ
 description again reinforces the entry (observation count +1). A stored learning that says the same in other
 words is reported on stderr ("similar to ID — name"); the entry is stored all the same, unless --merge-into ID
 reinforces that learning instead. --supersedes ID stores the learning and retires the one it replaces (kept
-with its history; `show ID` names the replacement).
+with its history; `show ID` names the replacement). A retired learning's description written again is
+refused, nothing stored (`iflow-memory restore ID` brings that learning back); the description an edit replaced
+reinforces the learning it became.
 An entry without references gets up to 20 files its feature branch changed (git diff against the merge base
 with the default branch; files the entry's text names come first); a repeat keeps the references already stored.
-exit status: 0 stored, 1 invalid entry (or no entry ID to merge into), 2 database error."""
+exit status: 0 stored, 1 invalid entry (a retired learning's text, no entry ID to merge into), 2 database
+error."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "use it when the write reports the entry as similar to ID")
     parser.add_argument("--json", action="store_true",
                         help="print the result as JSON: id, name, created, observation_count, merged, "
-                             "near_duplicates [{id, name, score}]")
+                             "superseded (the id --supersedes retired, else null), near_duplicates [{id, name, "
+                             "score}]")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--entry-json", help="the entry as a JSON object")
     source.add_argument("--entry-file", help="path to a file holding the entry as a JSON object ('-' = stdin)")
@@ -184,7 +188,7 @@ def write(args: argparse.Namespace) -> int:
             stored = remember.run(draft, merge_into=target, actor=actor(getattr(args, "tool", "cli")))
         embed_after_write(container, [stored.entry_id])
         keep_snapshot(container)
-    except InvalidEntry as exc:  # the entry to merge into went away: "no entry with id ..."
+    except InvalidEntry as exc:  # a retired learning's text, or the entry to merge into went away
         return fail(one_line(exc.message))
     except StorageError as exc:
         return database_failed(exc)
@@ -195,7 +199,7 @@ def write(args: argparse.Namespace) -> int:
 
         stored = replace(stored, near_duplicates=[n for n in stored.near_duplicates
                                                   if n.entry_id != superseded.old_id])
-    report_stored(stored, args.json)
+    report_stored(stored, args.json, superseded.old_id if superseded is not None else None)
     if superseded is not None:  # on stderr under --json: stdout holds one JSON document
         print(f"Superseded: {superseded.old_id} — {one_line(superseded.old_name)} (retired; "
               f"`iflow-memory show {superseded.old_id}` says what replaced it)", file=sys.stderr if args.json else sys.stdout)
@@ -207,6 +211,7 @@ def _supersede(container, draft, text: str, tool: str):
     from memory_apps.wiring.lifecycle import actor
     from memory_core.errors import InvalidEntry
     from memory_core.usecases.lifecycle.locate import locate
+    from memory_core.usecases.retired_refusal import RetiredLearning
 
     store = container.store()
     try:
@@ -216,6 +221,8 @@ def _supersede(container, draft, text: str, tool: str):
         if found.entry is None:
             return fail(f"{found.entry_id} is retired already (--supersedes); `iflow-memory restore` it first")
         result = container.supersede().run(draft, found.entry_id, actor(tool))
+    except RetiredLearning as exc:  # the new text is a retired learning's: nothing stored, nothing retired
+        return fail(one_line(exc.message))
     except InvalidEntry as exc:
         return fail(f"invalid {exc.field}: {one_line(exc.message)}")
     if result.audit_problem:
@@ -226,19 +233,26 @@ def _supersede(container, draft, text: str, tool: str):
 def _merge_target(container, text: Optional[str]) -> tuple[Optional[str], str]:
     """(the full id `--merge-into` names, "") or (None, why not); (None, "") without the flag."""
     from memory_core.errors import InvalidEntry
-    from memory_core.policies.entry_ids import resolve_entry_id
+    from memory_core.usecases.lifecycle.locate import locate
+    from memory_core.usecases.retired_refusal import RetiredLearning
 
     if text is None:
         return None, ""
+    store = container.store()
     try:
-        target = resolve_entry_id(container.store(), text)
+        found = locate(store, store, text)  # retired ones too: "no entry" would hide that restore brings it back
     except InvalidEntry as exc:  # malformed, or a prefix several entries share
         return None, f"invalid --merge-into: {one_line(exc.message)}"
-    return (target, "") if target else (None, f"no entry with id {one_line(text)}")
+    if found is None:
+        return None, f"no entry with id {one_line(text)}"
+    if found.retired is not None:
+        return None, f"cannot merge into {RetiredLearning('merge_into', found.retired).message}"
+    return found.entry_id, ""
 
 
-def report_stored(stored, as_json: bool) -> None:
-    """What the write did, on stdout; each near-duplicate, with the flag that merges into it, on stderr."""
+def report_stored(stored, as_json: bool, superseded: Optional[str] = None) -> None:
+    """What the write did, on stdout (`superseded`: the id it retired, under --json); each near-duplicate, with
+    the flag that merges into it, on stderr."""
     for near in stored.near_duplicates:  # advice: the entry is stored all the same
         print(f"iflow-memory: similar to {near.entry_id} — {one_line(near.name)} (score {near.score:.2f})",
               file=sys.stderr)
@@ -250,7 +264,7 @@ def report_stored(stored, as_json: bool) -> None:
     if as_json:
         print(json.dumps({"id": stored.entry_id, "name": one_line(stored.name), "created": stored.created,
                           "observation_count": stored.observation_count, "merged": stored.merged,
-                          "near_duplicates": [{"id": n.entry_id, "name": one_line(n.name), "score": n.score}
+                          "superseded": superseded, "near_duplicates": [{"id": n.entry_id, "name": one_line(n.name), "score": n.score}
                                               for n in stored.near_duplicates]}))
     elif stored.merged:
         print(f"Merged into: {one_line(stored.name)} (id: {stored.entry_id}), now observed "
@@ -320,7 +334,7 @@ def _markdown_only(draft, global_store: str, project_root: str, as_json: bool = 
         return fail(f"cannot write markdown: {exc}", EXIT_DATABASE)
     if as_json:  # no database: neither whether it was new nor its count is known here, nor any neighbour
         print(json.dumps({"id": entry.id, "name": one_line(entry.name), "created": None, "observation_count": None,
-                          "merged": False, "near_duplicates": []}))
+                          "merged": False, "superseded": None, "near_duplicates": []}))
         return EXIT_OK
     print(f"Stored: {one_line(entry.name)} (id: {entry.id})")
     return EXIT_OK

@@ -88,3 +88,28 @@ def test_an_agent_reviews_confirms_retires_restores_and_supersedes(server):
     assert unknown.is_error and "no entry with id" in unknown.content[0].text
     refused = server.call("store_memory", {**QUOTE_ALL, "description": "Something new.", "supersedes": quote})
     assert refused.is_error and "supersedes" in refused.content[0].text
+
+
+def test_storing_a_retired_learning_again_is_refused_and_confirm_says_what_is_still_gone(server):
+    quote = server.store_memory(QUOTE)["id"]
+    ok(server, "retire_memory", {"entry_id": quote, "reason": "covered by the csv module"})
+
+    refused = server.call("store_memory", QUOTE)
+    merged = server.call("store_memory", {**QUOTE_ALL, "merge_into": quote[:6]})
+
+    assert refused.is_error and merged.is_error
+    for result in (refused, merged):
+        text = result.content[0].text
+        assert f"{quote} — Quote CSV fields was retired on " in text and "(covered by the csv module)" in text
+        assert text.endswith("restore_memory brings it back"), text
+    got = ok(server, "get_memory", {"ids": [quote]})
+    assert got["entries"] == [] and got["retired"][0]["id"] == quote, "not revived"
+    assert ok(server, "get_memory", {"ids": [content_hash(QUOTE_ALL["description"])]})["entries"] == []
+
+    sniff = server.store_memory(SNIFF)["id"]
+    git(server.project, "mv", "src/sniff.py", "src/sniffing.py")
+    git(server.project, "commit", "-qm", "rename")
+    confirmed = ok(server, "confirm_memory", {"entry_id": sniff})
+    assert confirmed["message"] == ("Confirmed: confirmed 0 of 1 citation; src/sniff.py is still gone (moved to "
+                                    "src/sniffing.py): supersede the learning with the new path, or retire it")
+    assert [s["id"] for s in ok(server, "review_memory", {})["stale"]] == [sniff], "its mark stays"

@@ -54,7 +54,7 @@ def test_confirm_reanchors_to_todays_code():
     assert asked == [["src/sniff.py", "src/gone.py"]]
     assert store.get(entry_id).anchors == (Anchor("src/sniff.py", "b" * 40, project="p"),) == changed.entry.anchors
     [event] = store.history(entry_id)
-    assert (event.action, event.detail) == ("confirmed", {"anchored": ["src/sniff.py"]})
+    assert (event.action, event.detail) == ("confirmed", {"anchored": ["src/sniff.py"], "still_gone": ["src/gone.py"]})
     assert Confirm(store, store, clock, anchors_for).run("0" * 16, ACTOR) is None
 
 

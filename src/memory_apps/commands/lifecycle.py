@@ -70,7 +70,7 @@ def review_lines(queues: Any) -> list[str]:
 
 def confirm_command(args: argparse.Namespace) -> int:
     """Re-anchor one entry to today's code."""
-    return _change(args, "confirm", "Confirmed", "anchored to the code as it is now ({anchors})")
+    return _change(args, "confirm", "Confirmed", "")
 
 
 def retire_command(args: argparse.Namespace) -> int:
@@ -101,10 +101,13 @@ def _change(args: argparse.Namespace, action: str, done: str, effect: str) -> in
         data = {"id": entry.id, "name": one_line(entry.name), DONE_KEYS[action]: True}
         if action == "confirm":
             data["anchors"] = [a.to_dict() for a in entry.anchors]
+            data.update(anchored=entry.anchored, cited=entry.cited, still_gone=[
+                {"reference": one_line(s.reference), "moved_to": one_line(s.moved_to) if s.moved_to else None}
+                for s in entry.gone], message=entry.summary())
         print(dumps(data))
         return 0
-    anchors = count_of(len(entry.anchors), "citation") + " anchored"
-    print(f"{done} {entry.id} — {one_line(entry.name)}: " + effect.format(id=entry.id, anchors=anchors))
+    said = entry.summary() if action == "confirm" else effect.format(id=entry.id)
+    print(f"{done} {entry.id} — {one_line(entry.name)}: {said}")
     return 0
 
 
@@ -126,7 +129,9 @@ def add_commands(commands, fmt) -> None:
         "examples:\n  iflow-memory review\n  iflow-memory review --json")
     confirm = add("confirm", confirm_command, "say a memory is still true of today's code",
                   "Re-anchors the learning's citations to the files as they are now, so it is no longer marked\n"
-                  "stale; a cited file that is gone gets no anchor. Recorded in its history.\n\n"
+                  "stale. A cited file that is gone keeps its old anchor, and its mark: the output says where it\n"
+                  "went when git knows; supersede the learning with the new path (`write --supersedes ID`) or\n"
+                  "retire it. Recorded in its history. --json: id, name, anchors, anchored, cited, still_gone.\n\n"
                   "example:\n  iflow-memory confirm 1c123aa2533f3d04")
     confirm.add_argument("id", help=ID_HELP)
     retire = add("retire", retire_command, "take a memory out of injection and search",

@@ -42,6 +42,7 @@ def supersede(store, clock, remember, reconcile):
 def confirm(store, clock, reconcile, code_files, layout, project_root: Optional[str]):
     """Re-anchors an entry to the project's code as it is today (anchors taken as a writer takes them)."""
     from memory_adapters.project.git_code_files import head_commit
+    from memory_core.usecases.anchoring import check_anchor
     from memory_core.usecases.check_anchors import anchors_for
     from memory_core.usecases.lifecycle.changes import Confirm
 
@@ -52,7 +53,7 @@ def confirm(store, clock, reconcile, code_files, layout, project_root: Optional[
         return anchors_for(references, code_files, identity, head_commit(root))
 
     return Confirm(store=store, lifecycle=store, clock=clock, anchors_for=today, reconcile=reconcile,
-                   project=identity)
+                   project=identity, state_of=lambda anchor: check_anchor(anchor, code_files))
 
 
 def review(store, check_anchors, layout, project_root: Optional[str]):

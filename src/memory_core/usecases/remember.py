@@ -18,6 +18,7 @@ from memory_core.ports.entry_lifecycle import EntryLifecycle
 from memory_core.ports.entry_store import EntryStore
 from memory_core.usecases.near_duplicates import FindNearDuplicates, Neighbour
 from memory_core.usecases.reconcile_audit import ReconcileAudit
+from memory_core.usecases.retired_refusal import RetiredLearning
 
 
 @dataclass
@@ -52,9 +53,15 @@ class Remember:
     def run(self, draft: EntryDraft, merge_into: Optional[str] = None, actor: str = "") -> Remembered:
         """Upsert the draft by content hash, then its markdown (vectors are added afterwards by EmbedPending);
         with `merge_into` (a full id; `actor` records who), reinforce that entry instead (InvalidEntry when it is
-        not stored)."""
+        not stored). RetiredLearning (nothing stored) when the draft's text, or `merge_into`, is retired; the
+        text an edit replaced reinforces the entry it became."""
         if merge_into is not None:
             return self._merge(draft, merge_into, actor)
+        current = self._live_id(draft.entry_id, "description")
+        if current != draft.entry_id:  # the text an edit replaced: it repeats the entry the edit made
+            target = self._store.get(current)
+            if target is not None:
+                return self._reinforce(target, draft)
         if self._keywords is not None:
             labels = self._keywords.generate(draft.name, draft.description, draft.reasoning, draft.category,
                                              supplied=draft.keywords)
@@ -68,24 +75,44 @@ class Remember:
         outcome: UpsertOutcome = self._store.upsert(draft, self._clock.now())
         if outcome.created and draft.references:
             self._anchor(outcome.entry_id, draft.references)
+        elif "references" in draft.model_fields_set and draft.references:  # a repeat that cites more
+            self._anchor_added(outcome.entry_id, draft.references)
         self._replay_audit()
         return Remembered(outcome.entry_id, draft.name, outcome.created, outcome.observation_count, similar)
+
+    def _live_id(self, entry_id: str, field: str) -> str:
+        """The id `entry_id` names now (an edited entry's old id: the one it became); RetiredLearning (nothing
+        stored) when that entry is retired: a write never revives it, `restore` does."""
+        if not isinstance(self._store, EntryLifecycle):
+            return entry_id
+        current = self._store.resolve(entry_id)
+        if self._store.get(current) is None:
+            retired = self._store.retired(current)
+            if retired is not None:
+                raise RetiredLearning(field, retired)
+        return current
 
     def _merge(self, draft: EntryDraft, target_id: str, actor: str) -> Remembered:
         """Reinforce the stored entry `target_id` with the draft: one more observation, the draft's references
         added to its own, a `merged` event when the store keeps history; its text stays."""
-        if isinstance(self._store, EntryLifecycle):
-            target_id = self._store.resolve(target_id)  # an edited entry's old id names its new text
+        target_id = self._live_id(target_id, "merge_into")
         target = self._store.get(target_id)
         if target is None:
             raise InvalidEntry("merge_into", f"no entry with id {target_id}")
+        return self._reinforce(target, draft, actor, merged=True)
+
+    def _reinforce(self, target: Entry, draft: EntryDraft, actor: str = "", merged: bool = False) -> Remembered:
+        """One more observation of `target`, the draft's references added (and anchored); `merged` records it."""
         now = self._clock.now()
-        outcome = self._store.upsert(reinforcement(target, draft), now)
-        if isinstance(self._store, EntryLifecycle):
+        reinforcing = reinforcement(target, draft)
+        outcome = self._store.upsert(reinforcing, now)
+        if "references" in draft.model_fields_set and draft.references:  # the writer's, not git's guesses
+            self._anchor_added(target.id, draft.references)
+        if merged and isinstance(self._store, EntryLifecycle):
             self._store.record_event(HistoryEvent(target.id, "merged", now, actor, {
                 "from": draft.name, "description": draft.description, "id": draft.entry_id}))
         self._replay_audit()
-        return Remembered(outcome.entry_id, target.name, False, outcome.observation_count, merged=True)
+        return Remembered(outcome.entry_id, target.name, False, outcome.observation_count, merged=merged)
 
     def _replay_audit(self) -> None:
         if self._reconcile is not None:
@@ -95,13 +122,26 @@ class Remember:
                 self.audit_problem = report.problems[0]
 
     def _anchor(self, entry_id: str, references: Sequence[str]) -> None:
-        """Record where a new entry's references point today (before its markdown is written, so it carries them);
-        a reinforced entry keeps the anchors it was learned with."""
+        """Record where a new entry's references point today (before its markdown is written, so it carries them)."""
         if self._anchoring is None or not isinstance(self._store, EntryLifecycle):
             return
         anchors = self._anchoring(references)
         if anchors:
             self._store.set_anchors(entry_id, anchors)
+
+    def _anchor_added(self, entry_id: str, references: Sequence[str]) -> None:
+        """Anchor the stored entry's references among `references` that have no anchor of this project yet (a
+        repeat or a merge that cites more); the anchors it has stay as they were learned."""
+        if self._anchoring is None or not isinstance(self._store, EntryLifecycle):
+            return
+        entry = self._store.get(entry_id)
+        if entry is None:
+            return
+        cited = [r for r in dict.fromkeys(references) if r in entry.references]  # the store kept these
+        taken = {(a.reference, a.project) for a in entry.anchors}
+        fresh = tuple(a for a in self._anchoring(cited) if (a.reference, a.project) not in taken)
+        if fresh:
+            self._store.set_anchors(entry_id, (*entry.anchors, *fresh))
 
 
 def reinforcement(target: Entry, draft: EntryDraft) -> EntryDraft:
