@@ -18,7 +18,9 @@ REVIEW_DESCRIPTION = (
 )
 CONFIRM_DESCRIPTION = (
     "Say a stored learning is still true of the code as it is now: its citations are re-anchored to today's files, "
-    "so it is no longer listed as stale. Use after reading the cited code, when the user asked you to review."
+    "so it is no longer listed as stale. Use after reading the cited code, when the user asked you to review. A "
+    "cited file that is gone keeps its old anchor and stays marked; the message says where it went: then store "
+    "the corrected learning with supersedes, or retire_memory it."
 )
 RETIRE_DESCRIPTION = (
     "Retire a stored learning that is no longer true: it is no longer injected into sessions or found by search, "

@@ -32,7 +32,8 @@ STORE_DESCRIPTION = (
     "global store's copy, so the change shows up in the project's files. The result lists near_duplicates: "
     "stored learnings that say the same thing in other words (the new one is stored all the same). If one of them "
     "is the same learning, call store_memory again with merge_into set to its id (this reinforces it instead) and "
-    "delete_memory the copy just stored; if they differ, leave both."
+    "delete_memory the copy just stored; if they differ, leave both. The description of a retired learning (or "
+    "merge_into a retired id) is refused, nothing stored: restore_memory brings that learning back."
 )
 SEARCH_DESCRIPTION = (
     "Find stored learnings relevant to a query, best first (meaning + keywords + prominence). Read-only. "

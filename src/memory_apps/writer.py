@@ -34,11 +34,15 @@ source_project are optional. The id is the content hash of the description; writ
 description again reinforces the entry (observation count +1). A stored learning that says the same in other
 words is reported on stderr ("similar to ID — name"); the entry is stored all the same, unless --merge-into ID
 reinforces that learning instead. --supersedes ID stores the learning and retires the one it replaces (kept
-with its history; `show ID` names the replacement). A retired learning's description written again is
-refused, nothing stored (`iflow-memory restore ID` brings that learning back); the description an edit replaced
-reinforces the learning it became.
-An entry without references gets up to 20 files its feature branch changed (git diff against the merge base
-with the default branch; files the entry's text names come first); a repeat keeps the references already stored.
+with its history; `show ID` names the replacement). A retired learning's description written again, or
+--merge-into a retired ID, is refused and nothing is stored (`iflow-memory restore ID` brings that learning
+back); the description an edit replaced reinforces the learning it became.
+
+references: an entry without references gets up to 20 files its feature branch changed (git diff against the
+merge base with the default branch; files the entry's text names come first); a repeat without references of its
+own keeps those already stored. Each cited file is anchored (its git blob, and the cited region) when first
+cited; files a repeat or --merge-into adds are anchored then, and the anchors already taken stay.
+
 exit status: 0 stored, 1 invalid entry (a retired learning's text, no entry ID to merge into), 2 database
 error."""
 
@@ -59,7 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--merge-into", metavar="ID", default=None,
                         help="reinforce this stored learning (id or unique prefix) instead of storing the entry: one "
                              "more observation, the entry's references added, a `merged` event in its history; "
-                             "use it when the write reports the entry as similar to ID")
+                             "use it when the write reports the entry as similar to ID (a retired ID is refused: "
+                             "`iflow-memory restore ID` first)")
     parser.add_argument("--json", action="store_true",
                         help="print the result as JSON: id, name, created, observation_count, merged, "
                              "superseded (the id --supersedes retired, else null), near_duplicates [{id, name, "
@@ -264,7 +269,8 @@ def report_stored(stored, as_json: bool, superseded: Optional[str] = None) -> No
     if as_json:
         print(json.dumps({"id": stored.entry_id, "name": one_line(stored.name), "created": stored.created,
                           "observation_count": stored.observation_count, "merged": stored.merged,
-                          "superseded": superseded, "near_duplicates": [{"id": n.entry_id, "name": one_line(n.name), "score": n.score}
+                          "superseded": superseded,
+                          "near_duplicates": [{"id": n.entry_id, "name": one_line(n.name), "score": n.score}
                                               for n in stored.near_duplicates]}))
     elif stored.merged:
         print(f"Merged into: {one_line(stored.name)} (id: {stored.entry_id}), now observed "

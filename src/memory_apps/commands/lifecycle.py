@@ -125,7 +125,10 @@ def add_commands(commands, fmt) -> None:
     add("review", review_command, "list the memories that need a human",
         "Three queues: learnings whose cited code moved, changed or is gone since they were learned (checked\n"
         "in this project only), pairs of learnings that say the same thing, and learnings a later one\n"
-        "superseded. Each line names the id the next command takes.\n\n"
+        "superseded. Each line names the id the next command takes: `confirm ID` (still true), `retire ID`\n"
+        "(no longer true), `write --supersedes ID` (a corrected learning replaces it), `restore ID` (a\n"
+        "retirement was a mistake). --json: stale [{id, name, references [{reference, state, moved_to}]}],\n"
+        "near_duplicates [{ids, names, score}], superseded [{id, name, superseded_by}].\n\n"
         "examples:\n  iflow-memory review\n  iflow-memory review --json")
     confirm = add("confirm", confirm_command, "say a memory is still true of today's code",
                   "Re-anchors the learning's citations to the files as they are now, so it is no longer marked\n"
@@ -136,10 +139,13 @@ def add_commands(commands, fmt) -> None:
     confirm.add_argument("id", help=ID_HELP)
     retire = add("retire", retire_command, "take a memory out of injection and search",
                  "The learning is kept, with its history, and `iflow-memory restore ID` brings it back; `list\n"
-                 "--retired` lists the retired ones, `show ID` says when and why.\n\n"
+                 "--retired` lists the retired ones, `show ID` says when and why. Writing its text again is\n"
+                 "refused until it is restored. --json: id, name, retired.\n\n"
                  "example:\n  iflow-memory retire 1c123aa2533f3d04 --reason 'the CSV reader was replaced'")
     retire.add_argument("id", help=ID_HELP)
     retire.add_argument("--reason", default="", help="why, kept in the history and shown by `show`")
     restore = add("restore", restore_command, "bring a retired memory back",
+                  "The learning is injected and found by search again, with its counts and history (its vector\n"
+                  "is embedded again). `list --retired` lists the retired ones. --json: id, name, restored.\n\n"
                   "example:\n  iflow-memory restore 1c123aa2533f3d04")
     restore.add_argument("id", help=ID_HELP + "; a retired one")

@@ -90,8 +90,9 @@ class Confirmed(Changed):
         return tuple(self.entry.anchors)
 
     def summary(self) -> str:
-        """"anchored to the code as it is now (3 citations anchored)", or, with a file gone, "confirmed 2 of 3 citations;
-        src/old.py is still gone (moved to src/new.py): supersede the learning with the new path, or retire it"."""
+        """"anchored to the code as it is now (3 citations anchored)", or, with a file gone, "confirmed 2 of 3
+        citations; src/old.py is still gone (moved to src/new.py): supersede the learning with the new path, or
+        retire it"."""
         if not self.gone:
             return f"anchored to the code as it is now ({_count(self.anchored, 'citation')} anchored)"
         gone = "; ".join(f"{one_line(parse_reference(s.reference).path)} is still gone"
