@@ -65,8 +65,47 @@ def test_a_restored_entry_is_not_retired_and_an_undone_edit_leaves_no_alias(tmp_
     assert history.retired == [] and history.aliases == {b: a}
 
 
+def test_a_restored_bank_entry_rides_on_its_latest_restore_until_it_leaves_again(tmp_path):
+    """A bank entry retired by an import and restored by hand: no markdown holds its block any more, so its
+    latest `restored` event carries it whole; a later retirement or edit takes it off again."""
+    back = _entry("Restored after its block left the bank.", source="import", observation_count=3, recall_count=2,
+                  anchors=(Anchor("src/a.py", "b10b"),))
+    events = [HistoryEvent(back.id, "retired", _at(1), "ana via import", {"reason": "removed from patterns.md"}),
+              HistoryEvent(back.id, "restored", _at(2), ACTOR),
+              HistoryEvent(back.id, "retired", _at(3), ACTOR, {"reason": "again"}),
+              HistoryEvent(back.id, "restored", _at(4), ACTOR, {"note": "kept"})]
+    write_history(str(tmp_path), events, [], [back])
+
+    history = read_history(str(tmp_path))
+    assert history.restored == [back] and history.retired == []
+    assert history.events == events, "what the file adds is not part of a rebuilt event"
+    carried = [line for line in open(history_path(str(tmp_path)), encoding="utf-8") if '"restored_entry"' in line]
+    assert len(carried) == 1 and '"note": "kept"' in carried[0], "only on the latest restore"
+
+    retired_again = events + [HistoryEvent(back.id, "retired", _at(5), ACTOR, {"reason": "stale"})]
+    write_history(str(tmp_path), retired_again, [RetiredEntry(back, _at(5), "stale")], [back])
+    history = read_history(str(tmp_path))
+    assert history.restored == [] and [r.entry for r in history.retired] == [back]
+
+    edited = content_hash("The edited text.")
+    write_history(str(tmp_path), events + [HistoryEvent(edited, "edited", _at(5), ACTOR,
+                                                        {"old_id": back.id, "new_id": edited})], [], [back])
+    assert read_history(str(tmp_path)).restored == [], "edited away: its new id comes back from its markdown"
+
+
+def test_a_forged_restored_entry_is_left_out(tmp_path):
+    back = _entry("The real restored text.", source="import")
+    write_history(str(tmp_path), [HistoryEvent(back.id, "restored", _at(1), ACTOR)], [], [back])
+    path = history_path(str(tmp_path))
+    text = open(path, encoding="utf-8").read().replace("The real restored text.", "Another text under its id.")
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(text)
+    history = read_history(str(tmp_path))
+    assert history.restored == [] and len(history.events) == 1
+
+
 def test_malformed_lines_are_skipped_and_a_missing_file_is_empty(tmp_path):
-    assert read_history(str(tmp_path)) == ([], [], {})
+    assert read_history(str(tmp_path)) == ([], [], {}, [])
     good = HistoryEvent(content_hash("Kept."), "confirmed", _at(1), ACTOR)
     write_history(str(tmp_path), [good])
     path = history_path(str(tmp_path))

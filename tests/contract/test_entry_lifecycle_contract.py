@@ -246,6 +246,32 @@ class EntryLifecycleContract:
         assert len(rebuilt.retired_entries()) == 1 and rebuilt.aliases() == aliases
         assert rebuilt.import_entries([(draft(observation_count=4), None)], T0)[0].status == "retired"
 
+    def test_apply_history_puts_a_restored_entry_back_live_only_where_the_store_lacks_its_id(self, store):
+        """A bank entry restored after its block left the bank: only the history file keeps it. A store that
+        holds its id in any state (live, retired, edited away, deleted) keeps what it holds."""
+        back = store.upsert(draft("Restored by hand", source="import", observation_count=3), T0).entry_id
+        store.set_anchors(back, [ANCHOR])
+        whole = store.get(back)
+        store.connection.write(f"DELETE FROM entries WHERE id = {self.mark}", (back,))  # the database was lost
+        for _ in range(2):
+            store.apply_history([event(back, "restored")], [], {}, [whole])
+        again = store.get(back)
+        assert (again.description, again.source, again.observation_count, again.anchors, again.created_at) == (
+            whole.description, "import", 3, (ANCHOR,), whole.created_at)
+        assert [e.id for e in store.all_entries()] == [back] and store.all_history() == [event(back, "restored")]
+
+        for state in ("retired", "edited", "deleted"):
+            entry_id = store.upsert(draft(f"Restored by hand, then {state}", source="import"), T0).entry_id
+            kept = store.get(entry_id)
+            if state == "retired":
+                store.retire(entry_id, event(entry_id, "retired"))
+            elif state == "edited":
+                store.replace_text(entry_id, draft("Restored, then edited"), event(entry_id, "edited"))
+            else:
+                store.delete(entry_id)
+            store.apply_history([], [], {}, [kept])
+            assert store.get(entry_id) is None, state
+
     # -- bank blocks -----------------------------------------------------------------------
     def test_bank_blocks_round_trip_per_bank(self, store):
         first = {("patterns", "WAL mode"): "1" * 16, ("anti-patterns", "CSV rows"): "2" * 16}

@@ -5,6 +5,7 @@ export imported as a new store gives back the same."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
@@ -175,3 +176,60 @@ def test_a_database_that_lost_a_retirement_retires_it_again(tmp_path, project):
     state = _state(store, project)
     assert set(state["live"]) == {kept} and state["retired"] == {lost: ("Retired after the copy was taken.", "stale")}
     assert [event[1] for event in state["history"]] == ["retired"], "the event once, not twice"
+
+
+BANK = """# Patterns
+
+### Pattern: Parser errors name the line
+Report parser errors with the line number of the bad input.
+- Observation count: 3
+
+### Pattern: Retry with backoff
+Retry network calls with exponential backoff and a cap.
+"""
+RETRY = "### Pattern: Retry with backoff\nRetry network calls with exponential backoff and a cap.\n"
+
+
+def test_a_bank_learning_restored_after_its_block_left_the_bank_survives_a_rebuild(tmp_path, project):
+    """Retired by an import (its block deleted from the bank), then restored by hand: no markdown holds its block
+    (a restore of an imported entry writes none), so the history file carries it and a rebuild puts it back."""
+    store, home = tmp_path / "store", project.parent / "home"
+    bank = project / "docs" / "knowledge-bank" / "patterns.md"
+    bank.parent.mkdir(parents=True)
+    bank.write_text(BANK, encoding="utf-8")
+
+    def cli(*args: object) -> str:
+        result = run_in_process("memory_apps.cli", [*args, "--project-root", project, "--global-store", store],
+                                home, cwd=project)
+        assert result.returncode == 0, (result.stdout, result.stderr)
+        return result.stdout
+
+    def listed() -> dict[str, dict]:
+        return {e["id"]: e for e in json.loads(cli("list", "--json"))}
+
+    cli("import")
+    (entry_id,) = [i for i, e in listed().items() if e["name"] == "Retry with backoff"]
+    bank.write_text(BANK.replace(RETRY, ""), encoding="utf-8")
+    assert "1 retired" in cli("import")
+    assert entry_id not in listed()
+    cli("restore", entry_id[:8])
+    written = _service(store, project).remember("Own", "Kept by the store's own markdown.").entry_id
+    before = listed()
+    assert entry_id in before and before[entry_id]["source"] == "import"
+    assert "Retry with backoff" not in bank.read_text("utf-8"), "a hand-written bank is not written to"
+    assert "Retry with backoff" not in (store / "patterns.md").read_text("utf-8") \
+        if (store / "patterns.md").exists() else True, "an imported entry owes no global markdown"
+
+    _drop_database(store)
+    after = listed()  # a read rebuilds the database from the store's markdown and its history file
+    assert entry_id in after, "the restore outlived the database"
+    assert written in after, "the store's own markdown is read too, though the history put an entry back first"
+    assert {k: v for k, v in after[entry_id].items() if k != "has_embedding"} == \
+        {k: v for k, v in before[entry_id].items() if k != "has_embedding"}
+    assert "1 retired" not in cli("import"), "a first import of the bank after the rebuild retires nothing"
+    shown = json.loads(cli("show", entry_id, "--json"))
+    assert [e["action"] for e in shown["history"]] == ["retired", "restored"] and shown.get("retired") is None
+
+    _drop_database(store)
+    cli("import")  # a write path rebuilds too: the history first, then the bank, which lacks the block
+    assert entry_id in listed()

@@ -202,3 +202,55 @@ def test_review_lists_a_near_duplicate_pair_by_words_without_a_model(project):
     assert pair["ids"] == sorted([first, second]) and pair["score"] >= 0.45
     text = project("review").stdout
     assert "Near-duplicates: 1 pair" in text and first in text and second in text
+
+
+def test_a_retired_learning_leaves_the_project_bank_the_writer_put_it_in_and_a_restore_brings_it_back(project):
+    """The writer also writes the project's bank, which a team commits: a retired (or superseded, or edited-away)
+    learning must leave it, or a teammate importing the bank gets it back live. A hand-written block stays."""
+    bank = project.root / "docs" / "knowledge-bank"
+
+    def in_bank(text: str, category: str = "patterns") -> bool:
+        path = bank / f"{category}.md"
+        return path.exists() and text in path.read_text("utf-8")
+
+    kept = project.write("Quote CSV fields", "Quote CSV fields that hold delimiters.")
+    assert in_bank("Quote CSV fields that hold delimiters.")
+    assert project("retire", kept[:6]).returncode == 0
+    assert not in_bank("Quote CSV fields that hold delimiters."), "retired: out of the committed bank"
+    assert project("restore", kept[:6]).returncode == 0
+    assert in_bank("Quote CSV fields that hold delimiters."), "restored: back in the bank"
+
+    old = project.write("Split rows on commas", "Split CSV rows on every comma with str.split.")
+    result = project("write", "--no-references-from-git", "--supersedes", old, "--entry-json", json.dumps(
+        {"name": "Let the csv module split rows", "description": "Let the csv module split CSV rows.",
+         "category": "patterns"}))
+    assert result.returncode == 0, result.stderr
+    assert not in_bank("Split CSV rows on every comma") and in_bank("Let the csv module split CSV rows.")
+
+    hand = "### Pattern: Hand written\nWritten in the bank by a person, not by a tool.\n"
+    with open(bank / "patterns.md", "a", encoding="utf-8") as out:
+        out.write("\n" + hand)
+    assert project("import").returncode == 0
+    [imported] = [e["id"] for e in project.json("list") if e["name"] == "Hand written"]
+    assert project("retire", imported).returncode == 0
+    assert in_bank(hand.strip()), "a block the user wrote stays as written"
+    assert imported in [e["id"] for e in project.json("list", "--retired")]
+
+
+def test_an_edit_of_a_written_learning_replaces_its_block_in_the_project_bank(project):
+    from datetime import datetime, timezone
+
+    from memory_apps.service import MemoryService
+    from memory_core.entries.models import EntryDraft
+    from memory_core.entries.records import HistoryEvent
+
+    old = project.write("Quote CSV fields", "Quote CSV fields that hold delimiters.")
+    draft = EntryDraft(name="Quote CSV fields", description="Quote CSV fields that hold delimiters or newlines.",
+                       category="patterns")
+    with MemoryService(str(project.store), str(project.root)) as service:
+        lifecycle = service.container.store()
+        assert lifecycle.replace_text(old, draft, HistoryEvent(old, "edited", datetime.now(timezone.utc),
+                                                               "ana via library", {"old_id": old})) is not None
+        assert not service.container.reconcile().run().problems
+    text = (project.root / "docs" / "knowledge-bank" / "patterns.md").read_text("utf-8")
+    assert "delimiters or newlines." in text and "hold delimiters.\n" not in text

@@ -64,7 +64,7 @@ class BankStore(LifecycleStore):
     def all_history(self):
         return list(self.events)
 
-    def apply_history(self, events, retired, aliases) -> None:
+    def apply_history(self, events, retired, aliases, restored=()) -> None:
         raise NotImplementedError("a rebuild is not an import")
 
     def bank_blocks(self, bank: str):

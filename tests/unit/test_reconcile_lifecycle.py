@@ -1,5 +1,6 @@
 """The replay of owed markdown after a lifecycle change (ADR 26): a retired or edited-away entry leaves the store's
-own markdown without a tombstone, and the history file is written whenever it lags the database's history."""
+own markdown without a tombstone (and the project's bank when the trail wrote it there, never a hand-written bank
+block), and the history file is written whenever it lags the database's history, carrying a restored bank entry."""
 
 from __future__ import annotations
 
@@ -41,6 +42,14 @@ class LifecycleStore(InMemoryEntryStore):
         self._queue(new, "record")
         return new
 
+    def restore(self, entry_id: str, event: HistoryEvent):
+        entry = self.gone.pop(entry_id).entry
+        self.entries[entry_id] = entry
+        self.events.append(event)
+        if entry.source != "import":  # as the SQL stores: an imported entry's markdown is its bank
+            self._queue(entry, "record")
+        return entry
+
     def retired(self, entry_id: str):
         return self.gone.get(entry_id)
 
@@ -59,7 +68,7 @@ class LifecycleStore(InMemoryEntryStore):
     def _unused(self, *args, **kwargs):
         raise AssertionError("not part of the replay")
 
-    set_anchors = restore = aliases = history = apply_history = bank_blocks = set_bank_blocks = _unused
+    set_anchors = aliases = history = apply_history = bank_blocks = set_bank_blocks = _unused
 
 
 class LifecycleAuditTrail(FakeAuditTrail):
@@ -68,28 +77,33 @@ class LifecycleAuditTrail(FakeAuditTrail):
     def __init__(self) -> None:
         super().__init__()
         self.withdrawn: list[str] = []
+        self.from_bank: list[str] = []
         self.forgotten: list[str] = []
         self.written: Optional[tuple[list[HistoryEvent], list[RetiredEntry]]] = None
+        self.restored: list[Entry] = []
         self.writes = 0
 
     def forget(self, entry_id: str, category: str) -> list[str]:
         self.forgotten.append(entry_id)
         return super().forget(entry_id, category)
 
-    def withdraw(self, entry_id: str, category: str) -> list[str]:
+    def withdraw(self, entry_id: str, category: str, from_bank: bool = False) -> list[str]:
         self.withdrawn.append(entry_id)
+        if from_bank:
+            self.from_bank.append(entry_id)
         return super().forget(entry_id, category)
 
     def history_count(self) -> int:
         return len(self.written[0]) if self.written else 0
 
-    def write_history(self, events, retired) -> list[str]:
+    def write_history(self, events, retired, restored=()) -> list[str]:
         self.written, self.writes = (list(events), list(retired)), self.writes + 1
+        self.restored = list(restored)
         return ["entry-history.md"]
 
 
-def _draft(text: str) -> EntryDraft:
-    return EntryDraft(name=text[:20], description=text, category="patterns", source="retro")
+def _draft(text: str, source: str = "retro") -> EntryDraft:
+    return EntryDraft(name=text[:20], description=text, category="patterns", source=source)
 
 
 def _wired():
@@ -110,6 +124,7 @@ def test_a_retired_entry_leaves_the_markdown_without_a_tombstone_and_the_history
     report = reconcile.run()
     assert report.done == 1 and not report.problems
     assert audit.withdrawn == [entry_id] and audit.forgotten == [], "a retirement is no deletion"
+    assert audit.from_bank == [entry_id], "the writer put it in the project's bank: it leaves that too"
     assert entry_id not in audit.files["/work/app"]
     assert audit.written == ([event], [store.gone[entry_id]])
 
@@ -122,7 +137,39 @@ def test_an_edit_replaces_the_old_block_with_the_new_one():
     new = store.replace_text(old, _draft("The better wording."),
                              HistoryEvent(old, "edited", clock.now(), ACTOR, {"old_id": old})).id
     reconcile.run()
-    assert set(audit.files["/work/app"]) == {new} and audit.withdrawn == [old]
+    assert set(audit.files["/work/app"]) == {new} and audit.withdrawn == [old] and audit.from_bank == [old]
+
+
+def test_a_hand_written_bank_block_is_never_withdrawn_from_the_bank():
+    """An imported entry (source `import`): its block is the user's writing; retired or edited away, only the
+    store's own markdown loses it."""
+    store, audit, reconcile = _wired()
+    clock = FakeClock()
+    retired = store.upsert(_draft("Written by hand in the bank.", "import"), clock.now()).entry_id
+    edited = store.upsert(_draft("Also written by hand.", "import"), clock.now()).entry_id
+    reconcile.run()
+    store.retire(retired, HistoryEvent(retired, "retired", clock.now(), ACTOR, {"reason": "removed from x.md"}))
+    store.replace_text(edited, _draft("Edited by hand.", "import"),
+                       HistoryEvent(edited, "edited", clock.now(), ACTOR, {"old_id": edited}))
+    reconcile.run()
+    assert sorted(audit.withdrawn) == sorted([retired, edited]) and audit.from_bank == []
+
+
+def test_a_restored_bank_entry_is_carried_by_the_history_file():
+    """Retired by an import (its block left the bank) and restored by hand: no markdown holds it, so the history
+    file is written with it; a restored entry of the trail's own is not (its blocks are back)."""
+    store, audit, reconcile = _wired()
+    clock = FakeClock()
+    bank = store.upsert(_draft("Once in the bank.", "import"), clock.now()).entry_id
+    own = store.upsert(_draft("Written by the writer."), clock.now()).entry_id
+    for entry_id in (bank, own):
+        store.retire(entry_id, HistoryEvent(entry_id, "retired", clock.now(), ACTOR, {"reason": "stale"}))
+    reconcile.run()
+    assert audit.restored == []
+    for entry_id in (bank, own):
+        store.restore(entry_id, HistoryEvent(entry_id, "restored", clock.now(), ACTOR))
+    reconcile.run()
+    assert [e.id for e in audit.restored] == [bank] and audit.written[1] == []
 
 
 def test_the_history_file_is_written_only_when_it_lags():
@@ -145,7 +192,7 @@ def test_a_history_file_that_cannot_be_written_is_reported_and_tried_again():
     entry_id = store.upsert(_draft("Retired on a read-only disk."), clock.now()).entry_id
     store.retire(entry_id, HistoryEvent(entry_id, "retired", clock.now(), ACTOR))
 
-    def broken(events, retired):
+    def broken(events, retired, restored=()):
         raise OSError("read-only file system")
 
     audit.write_history = broken
@@ -158,8 +205,8 @@ def test_a_history_file_that_cannot_be_written_is_reported_and_tried_again():
 class RebuildingStore(LifecycleStore):
     """Records what a rebuild applied."""
 
-    def apply_history(self, events, retired, aliases) -> None:
-        self.applied = (list(events), list(retired), dict(aliases))
+    def apply_history(self, events, retired, aliases, restored=()) -> None:
+        self.applied = (list(events), list(retired), dict(aliases), list(restored))
 
 
 def test_a_rebuild_retires_again_what_an_old_snapshot_still_holds_live():
@@ -179,4 +226,4 @@ def test_a_rebuild_retires_again_what_an_old_snapshot_still_holds_live():
     assert apply_history_file(store, retirements, kept, {}) == 1
     assert store.get(lost) is None and store.retired(lost).reason == "stale"
     assert store.get(rewritten) is not None, "written again after its retirement: the live entry wins"
-    assert store.applied == (retirements, kept, {})
+    assert store.applied == (retirements, kept, {}, [])

@@ -150,16 +150,20 @@ class MarkdownAuditTrail:
             raise failures[0]
         return written
 
-    def withdraw(self, entry_id: str, category: str) -> list[str]:
+    def withdraw(self, entry_id: str, category: str, from_bank: bool = False) -> list[str]:
         """Remove a retired or edited-away entry's block from the global store's markdown, with no tombstone (a
-        restore brings it back). A project's bank is the user's own writing: it stays as written, and an import
-        skips a retired id anyway."""
+        restore brings it back); with `from_bank` from the project's bank too: a block this trail wrote there
+        would give a teammate importing the bank the learning back live. A block the user wrote in the bank (an
+        imported entry: `from_bank` False) stays as written; an import skips a retired id anyway."""
         written: list[str] = []
         failures: list[OSError] = []
         with file_lock(self._global_store):
-            path = category_file(self._global_store, category)
-            if os.path.lexists(path):
-                _rewrite(path, lambda text: remove_block(text, entry_id, category), written, failures)
+            paths = [category_file(self._global_store, category)]
+            if from_bank and self._project_root:
+                paths.append(category_file(project_bank(self._project_root), category))
+            for path in paths:
+                if os.path.lexists(path):
+                    _rewrite(path, lambda text: remove_block(text, entry_id, category), written, failures)
         if failures:
             raise failures[0]
         return written
@@ -168,11 +172,12 @@ class MarkdownAuditTrail:
         """How many events the global store's history file holds."""
         return count_events(self._global_store)
 
-    def write_history(self, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry]) -> list[str]:
+    def write_history(self, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry],
+                      restored: Sequence[Entry] = ()) -> list[str]:
         """Write `<global store>/entry-history.md` whole, under the markdown lock."""
         with file_lock(self._global_store):
             os.makedirs(self._global_store, mode=0o700, exist_ok=True)
-            return [write_history(self._global_store, events, retired)]
+            return [write_history(self._global_store, events, retired, restored)]
 
     def record(self, entry: Entry, increment: bool = False) -> list[str]:
         """Append or update the entry in each target file under one lock; returns the paths written.

@@ -1,6 +1,7 @@
 """The history of the store's entries as markdown, `<global store>/entry-history.md` (ADR 26): one JSON line per
 event, written whole from the database's history after each change, so a rebuild gets back every event, every
-retired entry (a `retired` event carries it whole) and every alias (an `edited` event names the old and new id)."""
+retired entry (a `retired` event carries it whole), every restored bank entry whose block is gone (its `restored`
+event carries it whole: no markdown holds it) and every alias (an `edited` event names the old and new id)."""
 
 from __future__ import annotations
 
@@ -22,15 +23,18 @@ HEADER = ("# Entry history\n\nEvery edit, retirement, restore, supersession, con
 HISTORY_LIMIT = 256 << 20  # retired entries ride along whole: far above one bank file's cap
 _ID = re.compile(r"^[0-9a-f]{16}$")
 KEPT = "retired_entry"  # the key of a retiring event's detail that carries the entry whole (this file's only)
+LIVE = "restored_entry"  # the key of a `restored` event's detail that carries a live entry whole (this file's only)
 _RETIRING = ("retired", "superseded")  # either may carry the entry (the store records `retired` for both)
 
 
 class HistoryFile(NamedTuple):
-    """What a history file holds: its events, the entries retired at its end, and old id -> newest id."""
+    """What a history file holds: its events, the entries retired at its end, old id -> newest id, and the
+    entries live at its end that only their `restored` event carries."""
 
     events: list[HistoryEvent]
     retired: list[RetiredEntry]
     aliases: dict[str, str]
+    restored: Sequence[Entry] = ()
 
 
 def history_path(store_dir: str) -> str:
@@ -132,10 +136,14 @@ def _event(line: str) -> Optional[HistoryEvent]:
     return HistoryEvent(entry_id, action, at, actor, detail)
 
 
-def _with_entries(events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry]) -> list[HistoryEvent]:
-    """The events, each still-retired entry carried whole (under KEPT) by its latest retiring event."""
+def _with_entries(events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry],
+                  restored: Sequence[Entry] = ()) -> list[HistoryEvent]:
+    """The events, each still-retired entry carried whole (under KEPT) by its latest retiring event, and each
+    entry of `restored` (under LIVE) by its latest `restored` event."""
     still = {r.entry.id: r for r in retired}
+    live = {e.id: e for e in restored}
     latest = {e.entry_id: i for i, e in enumerate(events) if e.action in _RETIRING and e.entry_id in still}
+    back = {e.entry_id: i for i, e in enumerate(events) if e.action == "restored" and e.entry_id in live}
     out = [HistoryEvent(e.entry_id, e.action, e.at, e.actor, _own(e.detail)) for e in events]
     for entry_id, i in latest.items():
         kept = still[entry_id]
@@ -143,24 +151,31 @@ def _with_entries(events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry
                    "superseded_by": kept.superseded_by}
         event = out[i]
         out[i] = HistoryEvent(event.entry_id, event.action, event.at, event.actor, {**event.detail, KEPT: carried})
+    for entry_id, i in back.items():
+        event = out[i]
+        out[i] = HistoryEvent(event.entry_id, event.action, event.at, event.actor,
+                              {**event.detail, LIVE: entry_json(live[entry_id])})
     return out
 
 
 def _own(detail: Mapping[str, Any]) -> dict[str, Any]:
     """An event's detail as the database keeps it: without what this file adds (a rebuilt event equals its own)."""
-    return {key: value for key, value in detail.items() if key != KEPT}
+    return {key: value for key, value in detail.items() if key not in (KEPT, LIVE)}
 
 
-def history_text(events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry] = ()) -> str:
+def history_text(events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry] = (),
+                 restored: Sequence[Entry] = ()) -> str:
     """The whole file: the header, then one line per event, oldest first."""
-    return HEADER + "".join(_line(event) + "\n" for event in _with_entries(events, retired))
+    return HEADER + "".join(_line(event) + "\n" for event in _with_entries(events, retired, restored))
 
 
-def write_history(store_dir: str, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry] = ()) -> str:
+def write_history(store_dir: str, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry] = (),
+                  restored: Sequence[Entry] = ()) -> str:
     """Replace the history file (atomically, private, never through a link; call under the markdown lock);
-    `retired`: the entries retired now, each written whole into its latest `retired` event. Returns its path."""
+    `retired`: the entries retired now, each written whole into its latest `retired` event; `restored`: live
+    entries no markdown holds, each written whole into its latest `restored` event. Returns its path."""
     path = history_path(store_dir)
-    atomic_write_text(path, history_text(events, retired), mode=PRIVATE)
+    atomic_write_text(path, history_text(events, retired, restored), mode=PRIVATE)
     return path
 
 
@@ -198,27 +213,47 @@ def _kept(event: HistoryEvent) -> Optional[RetiredEntry]:
                         by if isinstance(by, str) and _ID.match(by) else None) if entry.id == event.entry_id else None
 
 
+def _live(event: HistoryEvent) -> Optional[Entry]:
+    """The live entry a `restored` event carries whole, or None (none carried, or not a sound entry of this id)."""
+    carried = event.detail.get(LIVE)
+    if event.action != "restored" or carried is None:
+        return None
+    try:
+        entry = entry_from_json(carried)
+    except ValueError:
+        return None
+    return entry if entry.id == event.entry_id else None
+
+
 def parse_history(text: str) -> HistoryFile:
     """The events of a history file's text (each detail as the database keeps it), the entries retired after
-    the last of them, and the aliases (old id -> newest id)."""
+    the last of them, the aliases (old id -> newest id) and the entries live after the last of them that their
+    `restored` event carries."""
     read = [event for event in map(_event, text.split("\n")) if event is not None]
     retired: dict[str, RetiredEntry] = {}
+    live: dict[str, Entry] = {}
     edits: dict[str, str] = {}
     for event in read:
         kept = _kept(event)
         if kept is not None:
             retired[event.entry_id] = kept
+        if event.action in _RETIRING:
+            live.pop(event.entry_id, None)
         elif event.action == "restored":
             retired.pop(event.entry_id, None)
+            back = _live(event)
+            if back is not None:
+                live[event.entry_id] = back
         elif event.action == "edited":
             old, new = event.detail.get("old_id"), event.detail.get("new_id")
             if isinstance(old, str) and isinstance(new, str) and _ID.match(old) and _ID.match(new) and old != new:
                 edits[old] = new
                 edits.pop(new, None)  # an edit undone (A -> B -> A): A is nobody's old id any more
+                live.pop(old, None)  # edited away: the new id is stored, from its own markdown
     events = [HistoryEvent(e.entry_id, e.action, e.at, e.actor, _own(e.detail)) for e in read]
     aliases = {old: _newest(edits, old) for old in edits}
     return HistoryFile(events, sorted(retired.values(), key=lambda r: r.retired_at, reverse=True),
-                       {old: new for old, new in aliases.items() if old != new})
+                       {old: new for old, new in aliases.items() if old != new}, list(live.values()))
 
 
 def read_history(store_dir: str) -> HistoryFile:

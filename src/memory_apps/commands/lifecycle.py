@@ -139,8 +139,10 @@ def add_commands(commands, fmt) -> None:
     confirm.add_argument("id", help=ID_HELP)
     retire = add("retire", retire_command, "take a memory out of injection and search",
                  "The learning is kept, with its history, and `iflow-memory restore ID` brings it back; `list\n"
-                 "--retired` lists the retired ones, `show ID` says when and why. Writing its text again is\n"
-                 "refused until it is restored. --json: id, name, retired.\n\n"
+                 "--retired` lists the retired ones, `show ID` says when and why. Its block leaves the store's\n"
+                 "markdown and, when a tool wrote it there, the project's docs/knowledge-bank (so a teammate's\n"
+                 "import does not bring it back); a block you wrote in the bank by hand stays as written.\n"
+                 "Writing its text again is refused until it is restored. --json: id, name, retired.\n\n"
                  "example:\n  iflow-memory retire 1c123aa2533f3d04 --reason 'the CSV reader was replaced'")
     retire.add_argument("id", help=ID_HELP)
     retire.add_argument("--reason", default="", help="why, kept in the history and shown by `show`")

@@ -40,7 +40,8 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
         container.store.reset()
         store = container.store()
         rebuilt = True
-    if rebuilt or store.count() == 0:
+    empty = rebuilt or store.count() == 0  # asked once: the history may put restored entries back first
+    if empty:
         tombstones = read_tombstones(global_store)
         if tombstones:
             store.apply_tombstones(tombstones)
@@ -55,7 +56,7 @@ def open_store_recovering(container: Container, project_root: Optional[str], glo
     new = 0
     if reading:
         # A read rebuilds an empty or rebuilt database from the store's own markdown, never the project's bank.
-        new = _restore_store_markdown(container, global_store) if rebuilt or store.count() == 0 else 0
+        new = _restore_store_markdown(container, global_store) if empty else 0
     elif auto_import and (rebuilt or not importer.imported(root)):
         new = importer.run(root, global_store).new
     if new:
@@ -76,7 +77,7 @@ def restore_history(store, global_store: str) -> None:
     except OSError as exc:
         print(f"iflow-memory: entry history not read: {exc}", file=sys.stderr)
         return
-    apply_history_file(store, history.events, history.retired, history.aliases)
+    apply_history_file(store, history.events, history.retired, history.aliases, history.restored)
 
 
 def _restore_store_markdown(container: Container, global_store: str) -> int:

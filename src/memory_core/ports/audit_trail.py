@@ -28,14 +28,18 @@ class AuditTrail(Protocol):
 class LifecycleTrail(Protocol):
     """An audit trail that also keeps what the entry lifecycle changes (ADR 26), so a rebuild loses none of it."""
 
-    def withdraw(self, entry_id: str, category: str) -> list[str]:
-        """Remove a retired or edited-away entry's block from the store's own markdown, listing no deletion."""
+    def withdraw(self, entry_id: str, category: str, from_bank: bool = False) -> list[str]:
+        """Remove a retired or edited-away entry's block from the store's own markdown, listing no deletion;
+        `from_bank`: from the project's knowledge bank too (a block this trail wrote there, never a hand-written
+        one)."""
         ...
 
     def history_count(self) -> int:
         """How many events the markdown's history holds (cheap: compared with the database's to skip a rewrite)."""
         ...
 
-    def write_history(self, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry]) -> list[str]:
-        """Write the whole history (the retired entries carried whole); call under `exclusive`."""
+    def write_history(self, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry],
+                      restored: Sequence[Entry] = ()) -> list[str]:
+        """Write the whole history (the retired entries carried whole, and the `restored` live entries no markdown
+        holds); call under `exclusive`."""
         ...

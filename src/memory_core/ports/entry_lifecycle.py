@@ -64,9 +64,11 @@ class EntryLifecycle(Protocol):
         ...
 
     def apply_history(self, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry],
-                      aliases: Mapping[str, str]) -> None:
+                      aliases: Mapping[str, str], restored: Sequence[Entry] = ()) -> None:
         """A rebuild from markdown: put back the history, the retired entries and the aliases the history file
-        holds (before the banks are imported, so they neither revive a retired entry nor an edited-away id)."""
+        holds (before the banks are imported, so they neither revive a retired entry nor an edited-away id), and
+        the `restored` entries live where the store holds no entry of their id (no markdown but the history
+        file keeps them: a restored bank entry whose block is gone)."""
         ...
 
     def bank_blocks(self, bank: str) -> dict[tuple[str, str], str]:

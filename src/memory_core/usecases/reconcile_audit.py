@@ -4,13 +4,15 @@ A write commits the entry and an outbox row together; the markdown follows. A wr
 the row, and the next write, open or background run replays it. Under the markdown lock each task writes the
 entry's *current* state (or removes it), so a late or repeated replay can never put back an older state. An entry
 that left by retirement or an edit loses its block in the store's own markdown (no tombstone: it may come back),
-and the history file is written again whenever it lags the database's (ADR 26)."""
+and in the project's bank when this trail wrote it there (never a block the user wrote: an imported entry's); the
+history file is written again whenever it lags the database's (ADR 26)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, ContextManager, Optional
+from typing import Callable, ContextManager, Optional, Sequence
 
+from memory_core.entries.records import Entry, HistoryEvent
 from memory_core.ports.audit_outbox import AuditOutbox, AuditTask
 from memory_core.ports.audit_trail import AuditTrail, LifecycleTrail
 from memory_core.ports.audit_watermark import AuditWatermark
@@ -19,6 +21,13 @@ from memory_core.ports.entry_store import EntryStore
 
 BATCH = 100
 WRITTEN, LEFT = "written", "left"
+IMPORTED = "import"
+"""The source of an entry read from a bank the user writes: its markdown is that bank, not this trail's."""
+
+
+def from_users_bank(entry: Entry) -> bool:
+    """Whether the entry's block is the user's own writing in a bank (the trail never writes or removes it)."""
+    return entry.source == IMPORTED
 
 
 @dataclass
@@ -62,7 +71,7 @@ class ReconcileAudit:
         try:
             events = self._store.all_history()
             if left or trail.history_count() != len(events):
-                trail.write_history(events, self._store.retired_entries())
+                trail.write_history(events, self._store.retired_entries(), self._restored_bank_entries(events))
         except OSError as exc:  # the next run tries again: the counts still differ
             report.problems.append(f"markdown history not written: {exc}")
 
@@ -77,16 +86,37 @@ class ReconcileAudit:
             if entry is not None:
                 audit.record(entry)
                 return WRITTEN
-            if self._left(task.entry_id) and isinstance(audit, LifecycleTrail):
-                audit.withdraw(task.entry_id, task.category)
+            from_bank = self._left(task.entry_id)
+            if from_bank is not None and isinstance(audit, LifecycleTrail):
+                audit.withdraw(task.entry_id, task.category, from_bank=from_bank)
             return LEFT  # or deleted: its delete queued (and replaced this row with) a forget
         except OSError as exc:
             self._store.audit_failed(task)  # type: ignore[attr-defined]
             report.problems.append(f"markdown audit trail not written for {task.entry_id}: {exc}")
             return None
 
-    def _left(self, entry_id: str) -> bool:
-        """Whether the entry left by retirement or an edit (then its old block goes, without a tombstone)."""
+    def _left(self, entry_id: str) -> Optional[bool]:
+        """None unless the entry left by retirement or an edit (then its old block goes, without a tombstone);
+        else whether the block leaves the project's bank too: when the entry is not the user's own bank writing
+        (read from the retired entry, or for an edited-away id from the entry the edit made, which keeps the
+        source). An alias whose target is gone as well leaves the bank alone."""
         store = self._store
-        return isinstance(store, EntryLifecycle) and (
-            store.retired(entry_id) is not None or store.resolve(entry_id) != entry_id)
+        if not isinstance(store, EntryLifecycle):
+            return None
+        retired = store.retired(entry_id)
+        if retired is not None:
+            return not from_users_bank(retired.entry)
+        current = store.resolve(entry_id)
+        if current == entry_id:
+            return None
+        now = store.get(current)
+        if now is None:
+            later = store.retired(current)
+            now = later.entry if later is not None else None
+        return now is not None and not from_users_bank(now)
+
+    def _restored_bank_entries(self, events: Sequence[HistoryEvent]) -> list[Entry]:
+        """The restored entries, live now, whose markdown is a user's bank: the block may have left it (a restore
+        writes none back, and the store's own markdown never holds them), so the history file carries them."""
+        ids = sorted({e.entry_id for e in events if e.action == "restored"})
+        return [entry for entry in self._store.get_many(ids) if from_users_bank(entry)] if ids else []

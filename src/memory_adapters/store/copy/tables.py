@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Mapping, Optional, Protocol, Sequence
+from typing import Optional, Protocol, Sequence
 
 from memory_core.entries.records import Entry, HistoryEvent, RetiredEntry
 

@@ -26,6 +26,7 @@ from memory_adapters.store.sql.dialect import SqlDialect
 from memory_adapters.store.sql.entry_reads import SqlEntryReads
 from memory_adapters.store.sql.facade import answered_by
 from memory_adapters.store.sql.lifecycle import SqlEntryLifecycle
+from memory_adapters.store.sql.lifecycle_facade import LifecycleAnswers
 from memory_adapters.store.sql.query_vectors import SqlQueryVectors
 from memory_adapters.store.sql.staging import SqlStagedVectors
 from memory_adapters.store.sql.tombstones import SqlTombstones
@@ -33,7 +34,7 @@ from memory_adapters.store.sql.tombstones import SqlTombstones
 DIALECT = SqlDialect(mark="%s", columns=COLUMNS, stored_order="seq", entry_of=entry_of)
 
 
-class PostgresEntryStore:
+class PostgresEntryStore(LifecycleAnswers):
     """Implements EntryStore, EntryLifecycle, AuditOutbox, KeywordIndex, ReferenceIndex, EmbeddingStore,
     StagingVectorStore, QueryVectorCache and CandidateSource over one PostgreSQL database with pgvector (short
     transactions, numbered migrations)."""
@@ -82,24 +83,6 @@ class PostgresEntryStore:
     source_user = answered_by("_entries", PostgresEntries.source_user)
     set_metadata = answered_by("_entries", PostgresEntries.set_metadata)
     apply_tombstones = answered_by("_tombstones", SqlTombstones.apply_tombstones)
-
-    # EntryLifecycle (ADR 26)
-    set_anchors = answered_by("_lifecycle", SqlEntryLifecycle.set_anchors)
-    retire = answered_by("_lifecycle", SqlEntryLifecycle.retire)
-    restore = answered_by("_lifecycle", SqlEntryLifecycle.restore)
-    retired = answered_by("_lifecycle", SqlEntryLifecycle.retired)
-    retired_entries = answered_by("_lifecycle", SqlEntryLifecycle.retired_entries)
-    replace_text = answered_by("_lifecycle", SqlEntryLifecycle.replace_text)
-    resolve = answered_by("_lifecycle", SqlEntryLifecycle.resolve)
-    aliases = answered_by("_lifecycle", SqlEntryLifecycle.aliases)
-    history = answered_by("_lifecycle", SqlEntryLifecycle.history)
-    all_history = answered_by("_lifecycle", SqlEntryLifecycle.all_history)
-    record_event = answered_by("_lifecycle", SqlEntryLifecycle.record_event)
-    apply_history = answered_by("_lifecycle", SqlEntryLifecycle.apply_history)
-    bank_blocks = answered_by("_lifecycle", SqlEntryLifecycle.bank_blocks)
-    set_bank_blocks = answered_by("_lifecycle", SqlEntryLifecycle.set_bank_blocks)
-    import_anchors = answered_by("_lifecycle", SqlEntryLifecycle.import_anchors)  # ImportedAnchors
-    put_retired = answered_by("_lifecycle", SqlEntryLifecycle.put_retired)  # for a copy (`migrate`)
 
     # AuditOutbox
     queue_markdown = answered_by("_outbox", PostgresMarkdownOutbox.queue_markdown)

@@ -216,9 +216,10 @@ class SqlEntryLifecycle:
         self._connection.transaction(lambda conn: self._add_event(conn, event))
 
     def apply_history(self, events: Sequence[HistoryEvent], retired: Sequence[RetiredEntry],
-                      aliases: Mapping[str, str]) -> None:
-        """A rebuild from markdown: put back the history, the retired entries and the aliases, skipping what is
-        already there (applying the same file twice changes nothing)."""
+                      aliases: Mapping[str, str], restored: Sequence[Entry] = ()) -> None:
+        """A rebuild from markdown: put back the history, the retired entries, the aliases and the restored
+        entries no markdown but the history holds, skipping what is already there (applying the same file twice
+        changes nothing)."""
         rows, mark = self._rows, self._rows.mark
 
         def work(conn: Any) -> None:
@@ -237,8 +238,18 @@ class SqlEntryLifecycle:
                 if old != new:
                     conn.execute(f"INSERT INTO entry_aliases (old_id, new_id) VALUES ({mark}, {mark}) "
                                  "ON CONFLICT (old_id) DO UPDATE SET new_id = excluded.new_id", (old, new))
+            for entry in restored:  # live again, its vector embedded later; it owes no markdown (its bank's)
+                if not self._held(conn, entry.id):
+                    rows.insert(conn, entry)
 
         self._connection.transaction(work)
+
+    def _held(self, conn: Any, entry_id: str) -> bool:
+        """Whether the store knows this id in any state: live, retired, edited away or deleted."""
+        mark = self._rows.mark
+        return self._rows.stored(conn, entry_id) is not None or any(
+            conn.execute(f"SELECT 1 FROM {table} WHERE {column} = {mark}", (entry_id,)).fetchone()
+            for table, column in (("retired_entries", "id"), ("entry_aliases", "old_id"), ("deleted_entries", "id")))
 
     def put_retired(self, retired: Sequence[RetiredEntry], unretired: Sequence[str]) -> None:
         """For a copy: hold these retired entries exactly as given (a live row of the same id goes, as it went in

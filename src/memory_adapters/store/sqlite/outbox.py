@@ -97,7 +97,8 @@ class SqliteMarkdownOutbox(SqlMarkdownOutbox):
             history = read_history(self._store_dir())
         except OSError:  # a link or an unreadable file: the history stays as the database has it
             return
-        apply_history_file(self.history_target, history.events, history.retired, history.aliases)
+        apply_history_file(self.history_target, history.events, history.retired, history.aliases,
+                           history.restored)
 
     def caught_up(self) -> None:
         """The markdown was imported again: take its watermark, so later writes are numbered after it."""

@@ -15,6 +15,7 @@ from memory_adapters.store.sql.dialect import SqlDialect
 from memory_adapters.store.sql.entry_reads import SqlEntryReads
 from memory_adapters.store.sql.facade import answered_by
 from memory_adapters.store.sql.lifecycle import SqlEntryLifecycle
+from memory_adapters.store.sql.lifecycle_facade import LifecycleAnswers
 from memory_adapters.store.sql.query_vectors import SqlQueryVectors
 from memory_adapters.store.sql.rows import row_entry
 from memory_adapters.store.sql.staging import SqlStagedVectors
@@ -31,7 +32,7 @@ from memory_adapters.store.sqlite.vectors import QUERY_VECTOR_SQL, STAGING_SQL, 
 DIALECT = SqlDialect(mark="?", columns=COLUMNS, stored_order="rowid", entry_of=row_entry)
 
 
-class SqliteEntryStore:
+class SqliteEntryStore(LifecycleAnswers):
     """Implements EntryStore, EntryLifecycle, AuditOutbox, AuditWatermark, KeywordIndex, ReferenceIndex,
     EmbeddingStore, StagingVectorStore and QueryVectorCache over one SQLite database file (WAL, busy timeout, short
     transactions, numbered migrations)."""
@@ -111,20 +112,3 @@ class SqliteEntryStore:
     keyword_search = answered_by("_search", SqliteKeywordSearch.keyword_search)
     cited_files = answered_by("_references", SqliteReferences.cited_files)
 
-    # EntryLifecycle (ADR 26)
-    set_anchors = answered_by("_lifecycle", SqlEntryLifecycle.set_anchors)
-    retire = answered_by("_lifecycle", SqlEntryLifecycle.retire)
-    restore = answered_by("_lifecycle", SqlEntryLifecycle.restore)
-    retired = answered_by("_lifecycle", SqlEntryLifecycle.retired)
-    retired_entries = answered_by("_lifecycle", SqlEntryLifecycle.retired_entries)
-    replace_text = answered_by("_lifecycle", SqlEntryLifecycle.replace_text)
-    resolve = answered_by("_lifecycle", SqlEntryLifecycle.resolve)
-    aliases = answered_by("_lifecycle", SqlEntryLifecycle.aliases)
-    history = answered_by("_lifecycle", SqlEntryLifecycle.history)
-    all_history = answered_by("_lifecycle", SqlEntryLifecycle.all_history)
-    record_event = answered_by("_lifecycle", SqlEntryLifecycle.record_event)
-    apply_history = answered_by("_lifecycle", SqlEntryLifecycle.apply_history)
-    bank_blocks = answered_by("_lifecycle", SqlEntryLifecycle.bank_blocks)
-    set_bank_blocks = answered_by("_lifecycle", SqlEntryLifecycle.set_bank_blocks)
-    import_anchors = answered_by("_lifecycle", SqlEntryLifecycle.import_anchors)  # ImportedAnchors
-    put_retired = answered_by("_lifecycle", SqlEntryLifecycle.put_retired)  # for a copy (`migrate`)
