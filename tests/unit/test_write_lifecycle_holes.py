@@ -11,6 +11,7 @@ from memory_core.anchors.states import MISSING, MOVED, AnchorState
 from memory_core.entries.hashing import content_hash
 from memory_core.entries.models import EntryDraft
 from memory_core.entries.records import HistoryEvent
+from memory_core.errors import InvalidEntry
 from memory_core.usecases.lifecycle.changes import Confirm, Retire
 from memory_core.usecases.lifecycle.supersede import Supersede
 from memory_core.usecases.remember import Remember
@@ -86,6 +87,17 @@ def test_the_text_an_edit_replaced_reinforces_the_entry_it_became():
     assert store.get(content_hash(TEXT)) is None and len(store.entries) == 1
     assert store.get(current).references == ["src/a.py", "src/b.py"]
     assert [a.reference for a in store.get(current).anchors] == ["src/a.py", "src/b.py"]
+
+
+def test_superseding_a_learning_with_the_text_an_edit_replaced_is_refused():
+    store, clock = LifecycleStore(), FakeClock()
+    remember = Remember(store, clock)
+    current = remember.run(draft("Quote every CSV field, always.")).entry_id
+    store.alias[content_hash(TEXT)] = current
+    with pytest.raises(InvalidEntry) as raised:
+        Supersede(store, store, clock, remember).run(draft(TEXT), current, ACTOR)
+    assert raised.value.field == "supersedes" and store.get(current).observation_count == 1
+    assert store.retired(current) is None, "never retired as superseded by itself"
 
 
 def test_references_a_repeat_adds_are_anchored_and_the_old_anchors_stay():

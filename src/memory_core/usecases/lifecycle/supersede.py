@@ -42,7 +42,7 @@ class Supersede:
             retired = self._lifecycle.retired(current)
             why = "is already retired" if retired is not None else "names no entry"
             raise InvalidEntry("supersedes", f"{old_id} {why}")
-        if draft.entry_id == current:
+        if self._lifecycle.resolve(draft.entry_id) == current:  # its own text, or the text an edit replaced
             raise InvalidEntry("supersedes", "the new learning has the same description as the one it replaces "
                                              "(writing it again reinforces that entry)")
         return current
