@@ -106,5 +106,7 @@ def server_process(store):
 
 
 def answers(store_dir) -> bool:
-    """True once the store's warm server replies."""
-    return ask_warm(str(store_dir), {"ping": 1}, timeout=5.0) is not None
+    """True once the store's warm server replies as it should (an `error` reply, e.g. `version`, ends the server: a
+    test relying on it would race its exit)."""
+    reply = ask_warm(str(store_dir), {"ping": 1}, timeout=5.0)
+    return reply is not None and "error" not in reply
