@@ -136,28 +136,23 @@ class MarkdownAuditTrail:
     def forget(self, entry_id: str, category: str) -> list[str]:
         """Remove the entry's block from the global and project files and list it as deleted, so a rebuild
         does not revive it (not even from another project's bank). A failing file raises after the others."""
-        written: list[str] = []
-        failures: list[OSError] = []
-        with file_lock(self._global_store):
-            add_tombstone(self._global_store, entry_id)
-            paths = [category_file(self._global_store, category)]
-            if self._project_root:
-                paths.append(category_file(project_bank(self._project_root), category))
-            for path in paths:
-                if os.path.lexists(path):
-                    _rewrite(path, lambda text: remove_block(text, entry_id, category), written, failures)
-        if failures:
-            raise failures[0]
-        return written
+        return self._remove_blocks(entry_id, category, from_bank=True, tombstone=True)
 
     def withdraw(self, entry_id: str, category: str, from_bank: bool = False) -> list[str]:
         """Remove a retired or edited-away entry's block from the global store's markdown, with no tombstone (a
         restore brings it back); with `from_bank` from the project's bank too: a block this trail wrote there
         would give a teammate importing the bank the learning back live. A block the user wrote in the bank (an
         imported entry: `from_bank` False) stays as written; an import skips a retired id anyway."""
+        return self._remove_blocks(entry_id, category, from_bank, tombstone=False)
+
+    def _remove_blocks(self, entry_id: str, category: str, from_bank: bool, tombstone: bool) -> list[str]:
+        """Take the entry's block out of the global file (and the project's with `from_bank`) under the lock;
+        every file is tried, a failing one raises after the others."""
         written: list[str] = []
         failures: list[OSError] = []
         with file_lock(self._global_store):
+            if tombstone:
+                add_tombstone(self._global_store, entry_id)
             paths = [category_file(self._global_store, category)]
             if from_bank and self._project_root:
                 paths.append(category_file(project_bank(self._project_root), category))
