@@ -237,6 +237,20 @@ def test_a_retired_learning_leaves_the_project_bank_the_writer_put_it_in_and_a_r
     assert imported in [e["id"] for e in project.json("list", "--retired")]
 
 
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # a rebuild from markdown is the SQLite file's
+def test_a_written_learning_rebuilt_from_markdown_still_leaves_the_project_bank_when_retired(project):
+    """A rebuild reads how an entry was stored from the global markdown (`- Source: <project>, retro`): were it
+    taken for a hand-written bank entry, retiring it would leave its block in the committed bank."""
+    kept = project.write("Quote CSV fields", "Quote CSV fields that hold delimiters.")
+    for path in project.store.glob("memory.db*"):
+        path.unlink()
+    [listed] = project.json("list")  # the read rebuilds the database from the store's markdown
+    assert (listed["id"], listed["source"]) == (kept, "retro")  # as the writer stored it
+    assert project("retire", kept[:6]).returncode == 0
+    text = (project.root / "docs" / "knowledge-bank" / "patterns.md").read_text("utf-8")
+    assert "Quote CSV fields that hold delimiters." not in text
+
+
 def test_an_edit_of_a_written_learning_replaces_its_block_in_the_project_bank(project):
     from datetime import datetime, timezone
 

@@ -39,6 +39,9 @@ _SOURCE_PROJECT = re.compile(r"^- Source project:\s*(.+)$", re.MULTILINE)
 _TAGS = re.compile(r"^- Tags:(.*)$", re.MULTILINE)
 # What export writes so a round trip keeps how an entry was stored and which project sees it (issue 21, 4.4).
 _ENTRY_SOURCE = re.compile(r"^- Entry source:\s*(retro|session-capture|manual|import)\s*$", re.MULTILINE)
+_GLOBAL_SOURCE = re.compile(r"^- Source:.*,\s*(retro|session-capture|manual|import)\s*$", re.MULTILINE | re.IGNORECASE)
+"""The global store format's `- Source: <project>, <how it was stored>` (spec 002): the store's own markdown, so a
+rebuild keeps how an entry was stored (a tool-written entry must stay one: ADR 26 withdraws its bank block)."""
 _SCOPE = re.compile(r"^- Scope:\s*(\S+)\s*$", re.MULTILINE)
 _ANCHORS = re.compile(r"^- Anchors:\s*(.+)$", re.MULTILINE)  # the global form's and export's, a JSON list (ADR 26)
 
@@ -199,6 +202,8 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
     references = _REFERENCES.search(fields)
     source_project = _SOURCE_PROJECT.search(fields)
     stored_source, scope = _ENTRY_SOURCE.search(fields), _SCOPE.search(fields)
+    if stored_source is None and origin == "global":
+        stored_source = _GLOBAL_SOURCE.search(fields)
     description = "\n".join(unescape_description_line(line) for line in body[:described]).strip()
     return KnowledgeEntry(
         name=encoded.get("name", heading_name(lines[0], category)),
@@ -216,7 +221,7 @@ def parse_block(lines: list[str], category: str, position: int, origin: Origin) 
         references=_references(references.group(1)) if references else [],
         source_project=decode_value(source_project.group(1)) if source_project else None,
         universal=_universal(fields),
-        source=stored_source.group(1) if stored_source else None,
+        source=stored_source.group(1).lower() if stored_source else None,
         scope=scope.group(1) if scope else None,
         anchors=_anchors(fields),
     )

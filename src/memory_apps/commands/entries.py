@@ -316,10 +316,12 @@ def add_commands(commands, fmt) -> None:
     stats.add_argument("--json", action="store_true", help=JSON_HELP)
 
     export = add("export", export_command, "write every memory as knowledge-bank markdown",
-                 "example:\n  iflow-memory export --output backup/knowledge-bank\n"
-                 "  iflow-memory import --project-root restored  # after copying it to restored/docs/knowledge-bank\n"
-                 "  iflow-memory import --global-store new-store  # after copying it to an empty new-store: retired\n"
-                 "                                                # entries, edits and history come back too")
+                 "examples:\n  iflow-memory export --output backup/knowledge-bank\n\n"
+                 "  # as a project's bank (copied to restored/docs/knowledge-bank): the live entries come back\n"
+                 "  iflow-memory import --project-root restored\n\n"
+                 "  # as a store's own markdown (copied into an empty new-store): retired entries, edits and\n"
+                 "  # history come back too\n"
+                 "  iflow-memory import --global-store new-store")
     export.add_argument("--output", required=True, help="directory for anti-patterns.md, heuristics.md, patterns.md "
                         "and entry-history.md (retired entries whole, edits, confirmations: a store rebuilt from "
                         "it keeps them)")
