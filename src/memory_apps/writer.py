@@ -224,7 +224,8 @@ def _supersede(container, draft, text: str, tool: str):
         if found is None:
             return fail(f"no entry with id {one_line(text)} (--supersedes)")
         if found.entry is None:
-            return fail(f"{found.entry_id} is retired already (--supersedes); `iflow-memory restore` it first")
+            return fail(f"{found.entry_id} is retired already (--supersedes); `iflow-memory restore "
+                        f"{found.entry_id}` first")
         result = container.supersede().run(draft, found.entry_id, actor(tool))
     except RetiredLearning as exc:  # the new text is a retired learning's: nothing stored, nothing retired
         return fail(one_line(exc.message))
