@@ -3,8 +3,10 @@ client in a blocking portal); import it after `pytest.importorskip("mcp")`."""
 
 from __future__ import annotations
 
-from contextlib import ExitStack
+import sys
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from anyio.from_thread import start_blocking_portal
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -68,3 +70,20 @@ class Server:
 
     def stderr(self) -> str:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+    @contextmanager
+    def serving(self, env: dict, cwd: Path) -> Iterator["Server"]:
+        """`iflow-memory serve` for this store and project, with a client, until the block ends; a traceback on
+        its stderr fails the test afterwards."""
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "memory_apps.cli", "serve", "--global-store", str(self.store), "--project-root",
+                  str(self.project)],
+            env=env, cwd=str(cwd))
+        with open(self.stderr_path, "w", encoding="utf-8") as errlog:
+            self.client = McpClient(params, errlog)
+            try:
+                yield self
+            finally:
+                self.client.close()
+        assert "Traceback" not in self.stderr(), self.stderr()

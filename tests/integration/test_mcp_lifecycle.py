@@ -7,11 +7,9 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP server tests need the mcp package (iflow-memory[mcp])")
 
-from mcp import StdioServerParameters  # noqa: E402
-
 from memory_core.entries.hashing import content_hash  # noqa: E402
-from tests._helpers import PYTHON, app_env, git, write_settings  # noqa: E402
-from tests.integration._mcp_client import McpClient, Server  # noqa: E402
+from tests._helpers import app_env, git, write_settings  # noqa: E402
+from tests.integration._mcp_client import Server  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -33,17 +31,8 @@ def server(tmp_path, isolated_home):
     git(srv.project, "init", "-q")
     git(srv.project, "add", ".")
     git(srv.project, "commit", "-qm", "first")
-    params = StdioServerParameters(
-        command=PYTHON, args=["-m", "memory_apps.cli", "serve", "--global-store", str(srv.store),
-                              "--project-root", str(srv.project)],
-        env=app_env(srv.home), cwd=str(tmp_path))
-    with open(srv.stderr_path, "w", encoding="utf-8") as errlog:
-        srv.client = McpClient(params, errlog)
-        try:
-            yield srv
-        finally:
-            srv.client.close()
-    assert "Traceback" not in srv.stderr(), srv.stderr()
+    with srv.serving(app_env(srv.home), tmp_path):
+        yield srv
 
 
 def ok(server, tool: str, arguments: dict) -> dict:

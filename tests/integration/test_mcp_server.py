@@ -15,16 +15,14 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP server tests need the mcp package (iflow-memory[mcp])")
 
-from mcp import StdioServerParameters  # noqa: E402
-
 from memory_core.entries.hashing import content_hash  # noqa: E402
 from memory_core.entries.request_checks import MAX_LIMIT  # noqa: E402
 from tests._backend import Backend  # noqa: E402
 from tests._helpers import (  # noqa: E402
-    PYTHON, app_env, entry_headers, run_in_process, run_module, write_active_feature,
+    app_env, entry_headers, run_in_process, run_module, write_active_feature,
 )
 from tests._learnings import PROFILE, learning  # noqa: E402
-from tests.integration._mcp_client import McpClient, Server  # noqa: E402
+from tests.integration._mcp_client import Server  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -77,18 +75,8 @@ def server(tmp_path_factory, module_backend):
     srv = StoreServer(root, module_backend)
     srv.home.mkdir()
     srv.project.mkdir()
-    params = StdioServerParameters(
-        command=PYTHON,
-        args=["-m", "memory_apps.cli", "serve", "--global-store", str(srv.store), "--project-root", str(srv.project)],
-        env=app_env(srv.home, module_backend.env), cwd=str(root),
-    )
-    with open(srv.stderr_path, "w", encoding="utf-8") as errlog:
-        srv.client = McpClient(params, errlog)
-        try:
-            yield srv
-        finally:
-            srv.client.close()
-    assert "Traceback" not in srv.stderr(), srv.stderr()
+    with srv.serving(app_env(srv.home, module_backend.env), root):
+        yield srv
 
 
 def _id(entry: dict) -> str:

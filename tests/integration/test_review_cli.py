@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_core.ranking.near_duplicates import KEYWORD_ONLY_THRESHOLD
 from tests._helpers import git, run_in_process, run_injector, write_settings
 
 pytestmark = pytest.mark.slow
@@ -199,7 +200,7 @@ def test_review_lists_a_near_duplicate_pair_by_words_without_a_model(project):
 
     [pair] = project.json("review")["near_duplicates"]
 
-    assert pair["ids"] == sorted([first, second]) and pair["score"] >= 0.45
+    assert pair["ids"] == sorted([first, second]) and pair["score"] >= KEYWORD_ONLY_THRESHOLD
     text = project("review").stdout
     assert "Near-duplicates: 1 pair" in text and first in text and second in text
 
