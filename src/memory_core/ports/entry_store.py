@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional, Protocol, Sequence, runt
 from memory_core.entries.records import Entry, EntryStats, ImportOutcome, UpsertOutcome
 
 if TYPE_CHECKING:
+    from memory_core.entries.browsing import BrowsePage, BrowseQuery, Tallies
     from memory_core.entries.models import EntryDraft
 
 
@@ -114,4 +115,18 @@ class ImportStateReader(Protocol):
     def import_states(self, entry_ids: Sequence[str]) -> list[StoredState]:
         """The states of the well-formed stored entries among these ids (a malformed row is left out, so the
         import writes it again)."""
+        ...
+
+
+@runtime_checkable
+class EntryBrowser(Protocol):
+    """A store that pages, filters and counts its entries itself (the viewer, at 10k entries and more)."""
+
+    def browse(self, query: "BrowseQuery") -> "BrowsePage":
+        """One page of the live entries matching `query`, in its order (ties by id), with the total that match."""
+        ...
+
+    def tallies(self, top: int = 10) -> "Tallies":
+        """Counts by category, project and source, entries added per day, recalled or not, and the `top` most
+        recalled and oldest never-shown entries."""
         ...

@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Iterable, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Iterable, Optional, Protocol, Sequence, runtime_checkable
+
+if TYPE_CHECKING:
+    from memory_core.session.journal import InjectionRecord
 
 # Claude Code's session ids are UUIDs; the ledger takes any id that is safe as a file name (it arrives on a
 # hook's stdin, so it is hostile input): no separators, no leading dot, no control characters, bounded length.
@@ -61,4 +64,19 @@ class SessionLedger(Protocol):
 
     def prune(self, max_age: timedelta, keep: int) -> int:
         """Drop sessions not recorded for longer than `max_age`, then all but the `keep` newest; how many went."""
+        ...
+
+
+@runtime_checkable
+class InjectionJournal(Protocol):
+    """A private, pruned record of every injection (the viewer's Sessions page): appended by hooks, which must
+    never wait on it or fail because of it."""
+
+    def append(self, record: "InjectionRecord") -> None:
+        """Add one injection (another process appending at the same time loses nothing)."""
+        ...
+
+    def recent(self, limit: int = 200, session_id: Optional[str] = None) -> list["InjectionRecord"]:
+        """The newest `limit` injections, newest first (of one session when given); a malformed record is
+        skipped."""
         ...
