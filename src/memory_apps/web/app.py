@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections import OrderedDict
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -52,4 +53,5 @@ def create_app(service, options: ViewerOptions) -> Starlette:
                     exception_handlers={StorageError: _storage_failed})
     app.state.service = service
     app.state.options = options
+    app.state.flashes = OrderedDict()  # messages kept for the page a POST redirects to (rendering.keep_flash)
     return app
