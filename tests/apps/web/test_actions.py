@@ -90,16 +90,34 @@ def test_an_action_on_what_is_not_there_is_said_not_a_500(viewer):
     assert viewer.post(f"/memories/{entry_id}/explode").status_code == 404
 
 
-def test_an_edited_away_id_leads_to_the_current_memory(viewer):
-    if not hasattr(viewer.service, "edit"):
-        page = viewer.post(f"/memories/{viewer.remember('Use tabs in CSV')}/edit", {"name": "x"})
-        assert page.status_code == 400 and "edit failed" in page.text
-        return
+def test_edit_saves_through_the_service_and_the_old_id_leads_to_the_new_one(viewer):
     old = viewer.remember("Use tabs in CSV")
     saved = viewer.post(f"/memories/{old}/edit", {
         "name": "Quote CSV fields", "description": "Quote CSV fields instead of switching to tabs.",
-        "category": "patterns", "confidence": "medium", "keywords": "", "references": ""})
-    assert "Saved" in flash_after(viewer, saved)
+        "category": "heuristics", "confidence": "high", "keywords": "csv, quoting", "references": "src/a.py"})
+    new = re.match(r"/memories/([0-9a-f]{16})\?flash=", saved.headers["location"])[1]
+    assert new != old and flash_after(viewer, saved).startswith("Saved: name, description")
+    stored = viewer.service.get(new)
+    assert (stored.name, stored.category, stored.confidence, stored.references) == (
+        "Quote CSV fields", "heuristics", "high", ["src/a.py"])
+    assert [e.action for e in viewer.service.history(new)] == ["edited"]
     current = viewer.client.get(f"/memories/{old}")
-    assert current.status_code == 303
-    assert "<h1>Quote CSV fields</h1>" in viewer.client.get(current.headers["location"]).text
+    assert current.status_code == 303 and current.headers["location"] == f"/memories/{new}"
+
+
+def test_an_edit_that_changes_nothing_says_so(viewer):
+    entry_id = viewer.remember("Quote CSV fields", "Quote CSV fields holding the delimiter.")
+    form = viewer.client.get(f"/memories/{entry_id}").text
+    values = dict(re.findall(r'name="(name|keywords)" value="([^"]*)"', form.split('id="action-edit"')[1]))
+    unchanged = viewer.post(f"/memories/{entry_id}/edit", {
+        **values, "description": "Quote CSV fields holding the delimiter.", "category": "patterns",
+        "confidence": "medium", "reasoning": "", "references": ""})
+    assert flash_after(viewer, unchanged) == "Nothing changed."
+    assert viewer.service.history(entry_id) == []
+
+
+def test_an_invalid_edit_is_said_on_the_page(viewer):
+    entry_id = viewer.remember("Quote CSV fields")
+    page = viewer.post(f"/memories/{entry_id}/edit", {"name": "", "description": "x", "category": "patterns"})
+    assert page.status_code == 400 and 'class="flash error">edit failed: name' in page.text
+    assert viewer.service.get(entry_id).name == "Quote CSV fields"

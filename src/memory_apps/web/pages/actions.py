@@ -58,12 +58,14 @@ async def action(request):
 
 
 def _edit(service, entry_id: str, form):
-    edit = getattr(service, "edit", None)
-    if edit is None:  # MemoryService.edit lands with issue 25's edit lane
-        raise ActionFailed("editing is not available in this version")
-    edit(entry_id, **learning_fields(form))
-    # The edit may give the memory a new id; its old one still leads there (`locate` follows edits).
-    return f"/memories/{entry_id}", "Saved."
+    # A hand-written bank's entry is refused (HandWritten, an InvalidEntry naming the file to edit): said as a flash.
+    edited = service.edit(entry_id, **learning_fields(form))
+    if edited is None:
+        raise ActionFailed("it is not a live memory")
+    if not edited.changed:
+        return f"/memories/{edited.id}", "Nothing changed."
+    # A new description gives the memory a new id; its old one still leads here (`locate` follows edits).
+    return f"/memories/{edited.id}", f"Saved: {', '.join(edited.changed)} changed."
 
 
 def _confirm(service, entry_id: str, form):

@@ -9,7 +9,6 @@ from memory_apps.web.views.listing import ListingRequest, listing, page_of, pars
 from memory_core.entries.browsing import InvalidBrowse
 from memory_core.entries.records import CATEGORIES, SOURCES
 from memory_core.errors import InvalidEntry
-from memory_core.ports.entry_store import EntryBrowser
 
 SEARCH_LIMIT = 100
 
@@ -71,11 +70,7 @@ def _retired_note(retired) -> str:
 
 def _browsed(service, wanted: ListingRequest):
     query = wanted.browse_query(_stale_ids(service, wanted))
-    store = service.container.store()
-    if isinstance(store, EntryBrowser):
-        page = store.browse(query)
-    else:  # a store without paging (until every store has it): the same rules over every entry, in Python
-        page = page_of(service.entries(), query)
+    page = service.container.store().browse(query)  # filters, order and paging in SQL (EntryBrowser)
     return listing(wanted, page, [row(e) for e in page.entries], "browse")
 
 
