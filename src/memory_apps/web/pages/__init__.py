@@ -1,0 +1,1 @@
+"""One module per page, each exporting `routes` for app.py to collect."""
