@@ -1,1 +1,1 @@
-"""One module per page, each exporting `routes` for app.py to collect."""
+"""One module per page, each exporting `routes: list[Route]`; `memory_apps.web.app` collects them."""

@@ -1,1 +1,1 @@
-"""Pure view-model builders: plain data in, plain data out, no Starlette (unit-tested without a server)."""
+"""Pure view-model builders: plain data for the templates, no Starlette."""
