@@ -1,5 +1,1 @@
-<<<<<<< HEAD
-"""The local web viewer (`iflow-memory ui`, ADR 27): server-rendered pages over `MemoryService`."""
-=======
 """The local web viewer (`iflow-memory ui`, ADR 27): server-rendered pages over `MemoryService`, token-guarded."""
->>>>>>> i25-web

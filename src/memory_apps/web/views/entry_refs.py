@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Optional
 
 from memory_core.entries.records import Entry
 from memory_core.safety.inert import one_line
+
+
+_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def memory_href(entry_id: str) -> Optional[str]:
+    """The memory page of a whole id; None for anything else (a stored value is not trusted to be an id)."""
+    return f"/memories/{entry_id}" if _ID.fullmatch(entry_id or "") else None
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from memory_apps.web.views.entry_refs import EntryRef, Moment, entry_ref, moment
+from memory_apps.web.views.entry_refs import EntryRef, Moment, entry_ref, memory_href, moment
 from memory_core.anchors.regions import parse_reference
 from memory_core.safety.inert import one_line
 
@@ -59,6 +59,11 @@ class SupersededItem:
     retired_at: Optional[Moment]
     reason: str
 
+    @property
+    def superseded_href(self) -> Optional[str]:
+        """The replacing memory's page (None when the stored value is not a whole id)."""
+        return memory_href(self.superseded_by)
+
 
 @dataclass
 class ReviewView:
@@ -84,7 +89,7 @@ def review_view(queues: Any) -> ReviewView:
     return ReviewView(
         stale=[StaleItem(entry_ref(s.entry), tuple(_citation(state) for state in s.states)) for s in queues.stale],
         pairs=[PairItem(entry_ref(p.first), entry_ref(p.second), float(p.score)) for p in queues.near_duplicates],
-        superseded=[SupersededItem(entry_ref(r.entry), r.superseded_by or "", moment(r.retired_at),
+        superseded=[SupersededItem(entry_ref(r.entry), one_line(r.superseded_by or ""), moment(r.retired_at),
                                    one_line(r.reason or "")) for r in queues.superseded])
 
 
