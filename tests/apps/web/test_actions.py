@@ -121,3 +121,13 @@ def test_an_invalid_edit_is_said_on_the_page(viewer):
     page = viewer.post(f"/memories/{entry_id}/edit", {"name": "", "description": "x", "category": "patterns"})
     assert page.status_code == 400 and 'class="flash error">edit failed: name' in page.text
     assert viewer.service.get(entry_id).name == "Quote CSV fields"
+
+
+def test_an_action_goes_back_to_the_page_that_asked_but_never_off_the_viewer(viewer):
+    first, second = viewer.remember("Use tabs in CSV"), viewer.remember("Quote CSV fields")
+    back = viewer.post(f"/memories/{first}/confirm", {"next": "/review"})
+    assert back.headers["location"].startswith("/review?flash=")
+    assert 'id="flash"' in viewer.client.get(back.headers["location"]).text
+    for foreign in ("//evil.example/x", "http://evil.example/", "javascript:alert(1)", "/review\\@evil", "review"):
+        stayed = viewer.post(f"/memories/{second}/confirm", {"next": foreign})
+        assert stayed.headers["location"].startswith(f"/memories/{second}?flash="), foreign

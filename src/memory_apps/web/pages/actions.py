@@ -13,6 +13,7 @@ from memory_core.errors import InvalidEntry
 from memory_core.safety.inert import one_line
 
 ACTIONS = ("edit", "confirm", "retire", "restore", "supersede", "promote", "delete")
+NEXT_PAGES = ("/memories", "/review", "/sessions", "/overview")
 LEARNING_FIELDS = ("name", "description", "reasoning", "category", "confidence", "keywords", "references")
 
 
@@ -54,7 +55,18 @@ async def action(request):
         kept = {k: form.get(k, "") for k in LEARNING_FIELDS} if name in ("edit", "supersede") else None
         return show(request, service.locate(located.entry_id) or located, flash=f"{name} failed: {message}",
                     flash_error=True, status_code=400, form=kept)
+    if name != "supersede":  # a superseded memory's page shows the new one; the others go back where asked
+        target = back_to(form.get("next"), target)
     return RedirectResponse(f"{target}?flash={keep_flash(request, message)}", status_code=303)
+
+
+def back_to(wanted, default: str) -> str:
+    """Where to go after the action: a form's `next` (the Review page sends `/review`) when it is one of this
+    viewer's own pages, never another site or a scheme; else `default`."""
+    if not isinstance(wanted, str) or not wanted.startswith(NEXT_PAGES):
+        return default
+    path = wanted.split("?", 1)[0].split("#", 1)[0]
+    return path if path.isprintable() and "\\" not in path and "//" not in path else default
 
 
 def _edit(service, entry_id: str, form):
