@@ -96,3 +96,13 @@ def test_no_page_holds_inline_script_or_style(viewer):
 def test_other_methods_are_not_allowed(viewer):
     assert viewer.client.put("/memories", headers={"origin": ORIGIN}).status_code == 405
     assert viewer.client.delete("/memories/0123456789abcdef").status_code == 405
+
+
+def test_a_failing_page_answers_500_with_the_safety_headers_and_no_trace(viewer, monkeypatch):
+    def broken():
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(viewer.service, "review", broken)
+    failed = viewer.client.get("/memories?stale=1")
+    assert failed.status_code == 500 and "secret internals" not in failed.text
+    assert failed.headers["content-security-policy"] == CSP and failed.headers["cache-control"] == "no-store"

@@ -79,3 +79,23 @@ def test_without_the_ui_extra_it_says_what_to_install(tmp_path, monkeypatch, cap
     monkeypatch.setattr(server, "missing_extra", lambda: "starlette")
     assert main(["ui", "--no-browser", "--global-store", str(tmp_path)]) == 1
     assert "pip install 'iflow-memory[ui]'" in capsys.readouterr().err
+
+
+def test_a_port_in_use_or_out_of_range_is_refused(store, capsys):
+    import socket
+
+    from memory_apps.cli import main
+
+    global_store, project, _, _ = store
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        port = taken.getsockname()[1]
+        assert main(["ui", "--no-browser", "--port", str(port), "--global-store", str(global_store),
+                     "--project-root", str(project)]) == 1
+        assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    finally:
+        taken.close()
+    assert main(["ui", "--no-browser", "--port", "70000", "--global-store", str(global_store)]) == 1
+    assert "invalid --port 70000" in capsys.readouterr().err
