@@ -131,3 +131,14 @@ def test_an_action_goes_back_to_the_page_that_asked_but_never_off_the_viewer(vie
     for foreign in ("//evil.example/x", "http://evil.example/", "javascript:alert(1)", "/review\\@evil", "review"):
         stayed = viewer.post(f"/memories/{second}/confirm", {"next": foreign})
         assert stayed.headers["location"].startswith(f"/memories/{second}?flash="), foreign
+
+
+def test_a_hand_written_banks_memory_offers_no_edit_and_a_direct_edit_names_the_file(viewer):
+    entry_id = viewer.remember("Quote CSV fields", source="import")
+    page = viewer.client.get(f"/memories/{entry_id}")
+    assert 'id="action-edit"' not in page.text and 'id="hand-written"' in page.text
+    assert "patterns.md of the knowledge bank of bank-app" in page.text
+    refused = viewer.post(f"/memories/{entry_id}/edit", {"name": "Other", "description": "Other text here.",
+                                                          "category": "patterns"})
+    assert refused.status_code == 400 and "written by hand" in refused.text
+    assert viewer.service.get(entry_id).name == "Quote CSV fields"

@@ -13,6 +13,7 @@ from memory_apps.web.views.memory import memory_view, states_of
 from memory_core.entries.records import CATEGORIES
 from memory_core.errors import InvalidEntry
 from memory_core.safety.inert import one_line
+from memory_core.usecases.reconcile_audit import from_users_bank
 
 CONFIDENCES = ("high", "medium", "low")
 
@@ -50,7 +51,7 @@ def show(request, located, flash: Optional[str] = None, flash_error: bool = Fals
         view.form = {**view.form, **form}
     return render(request, "memory.html", status_code=status_code, flash=flash, flash_error=flash_error, view=view,
                   categories=CATEGORIES, confidences=CONFIDENCES, confirm_delete=confirm_delete,
-                  actions=_actions(located))
+                  actions=_actions(located), hand_written=located.entry is not None and from_users_bank(entry))
 
 
 def _actions(located) -> tuple[str, ...]:
@@ -58,7 +59,8 @@ def _actions(located) -> tuple[str, ...]:
     if located.entry is None:
         return ("restore",)
     promote = ("promote",) if located.entry.scope is not None else ()
-    return ("edit", "confirm", "retire", "supersede") + promote + ("delete",)
+    edit = () if from_users_bank(located.entry) else ("edit",)  # its bank's file is the one to edit (ADR 26)
+    return edit + ("confirm", "retire", "supersede") + promote + ("delete",)
 
 
 routes = [Route("/memories/{entry_id}", memory_page, methods=["GET", "HEAD"])]
