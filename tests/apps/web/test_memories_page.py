@@ -89,3 +89,13 @@ def test_hostile_names_render_as_text_in_the_listing_and_search(viewer):
         assert "<img src=x" not in text and "<script>" not in text
         assert "&lt;img src=x onerror=alert(1)&gt;" in text and "&lt;script&gt;" in text
     assert sorted(ids_in(viewer.client.get("/memories"))) == sorted(ids)
+
+
+def test_search_results_sort_by_a_column_and_back_to_relevance(viewer):
+    ids = {name: viewer.remember(name, f"{name}: quote the csv delimiter in exported files.")
+           for name in ("Zed csv rule", "Alpha csv rule")}
+    by_name = viewer.client.get("/memories", params={"q": "csv delimiter", "sort": "name"})
+    assert ids_in(by_name) == [ids["Alpha csv rule"], ids["Zed csv rule"]]
+    assert 'href="/memories?q=csv+delimiter">relevance</a>' in by_name.text
+    assert ids_in(viewer.client.get("/memories", params={"q": "csv delimiter", "sort": "-name"})) == [
+        ids["Zed csv rule"], ids["Alpha csv rule"]]

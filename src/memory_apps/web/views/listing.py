@@ -3,7 +3,7 @@ results, retired entries), and turn a page of entries into rows and links. Pure:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Callable, Mapping, Optional, Sequence
 from urllib.parse import urlencode
@@ -157,7 +157,6 @@ class Listing:
     next_link: Optional[str] = None
     mode: str = "browse"
     """browse, search or retired."""
-    notes: list[str] = field(default_factory=list)
 
 
 def day(moment: Optional[datetime]) -> str:
