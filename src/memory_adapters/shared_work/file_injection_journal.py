@@ -63,8 +63,8 @@ class FileInjectionJournal:
         found: list[InjectionRecord] = []
         try:
             for name in sorted(self._listed(fd), reverse=True):
-                record = _read(name, fd)
-                if record is not None and (session_id is None or record.session_id == session_id):
+                record = _read(name, fd, session_id)
+                if record is not None:
                     found.append(record)
                     if len(found) >= limit:
                         break
@@ -116,8 +116,9 @@ class FileInjectionJournal:
             raise StorageError(f"{self.directory}: {_reason(exc)}") from exc
 
 
-def _read(name: str, dir_fd: int) -> Optional[InjectionRecord]:
-    """The record in `name`, or None when it is not a private regular file holding one."""
+def _read(name: str, dir_fd: int, session_id: Optional[str] = None) -> Optional[InjectionRecord]:
+    """The record in `name` (of `session_id` when given), or None when it is not a private regular file holding
+    one."""
     try:
         fd, info = open_private_file(name, dir_fd)
     except (OSError, CacheInvalid):
@@ -127,6 +128,8 @@ def _read(name: str, dir_fd: int) -> Optional[InjectionRecord]:
             return None
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = json.loads(handle.read(RECORD_LIMIT).decode("utf-8", "surrogatepass"))
+        if session_id is not None and (data.get("session_id") or "") != session_id:
+            return None  # before from_dict: building records is most of a session page's reading
         return InjectionRecord.from_dict(data)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
