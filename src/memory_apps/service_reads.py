@@ -9,6 +9,11 @@ from typing import Optional
 class ViewerReads:
     """What the viewer reads beside entries: counts the store computes itself, and what hooks injected."""
 
+    def count(self) -> int:
+        """How many live entries the store holds (one COUNT: cheap at any size)."""
+        with self._lock:
+            return self.container.store().count()
+
     def tallies(self, top: int = 10):
         """The store's `Tallies` (counts by category, project and source, added per day, the `top` most recalled
         and oldest never-shown entries); StorageError on a store that cannot count for itself."""

@@ -39,6 +39,9 @@ class StandInService:
     def tallies(self, top=10):
         return self._counts
 
+    def count(self):
+        return self._counts.total
+
 
 def client_for(service, read_only=False) -> TestClient:
     """A client holding the launch cookie, as a browser that opened the printed URL does."""
@@ -140,3 +143,35 @@ def test_pages_need_the_launch_cookie(path):
     options = ViewerOptions(port=PORT)
     bare = TestClient(create_app(StandInService(review=queues()), options), base_url=f"http://127.0.0.1:{PORT}")
     assert bare.get(path).status_code == 403
+
+
+class SlowReviewService(StandInService):
+    """A big store: its review waits for the test to let it finish."""
+
+    def __init__(self, **data) -> None:
+        super().__init__(**data)
+        self.finish = __import__("threading").Event()
+
+    def count(self):
+        return 10_000
+
+    def review(self):
+        assert self.finish.wait(30)
+        return super().review()
+
+
+def test_a_big_store_review_is_computed_in_the_background_and_kept(monkeypatch):
+    from memory_apps.web.pages import review
+
+    monkeypatch.setattr(review, "WAIT_S", 0.0)
+    service = SlowReviewService(review=queues())
+    client = client_for(service)
+
+    pending = client.get("/review")
+    assert pending.status_code == 200 and 'id="pending"' in pending.text and "10000 memories" in pending.text
+    assert pending.headers["refresh"] == "3; url=/review" and "<form" not in pending.text
+    service.finish.set()
+    keeper = client.app.state.review_keeper
+    assert keeper.get(30).kept is not None
+    ready = client.get("/review")
+    assert 'id="computed"' in ready.text and "Stale citations (1)" in ready.text and "refresh" not in ready.headers
