@@ -14,7 +14,7 @@ from memory_apps.web.views.review import review_view
 
 SYNC_LIMIT = 2000
 """Up to this many memories the review runs on every request (well under a second); above, in the background."""
-WAIT_S = 0.5
+WAIT_S = 0.1
 """How long a request waits for a review in progress before it answers with the last one (or "computing")."""
 RELOAD = "3; url=/review"
 _KEEPER_LOCK = threading.Lock()
@@ -23,14 +23,15 @@ _KEEPER_LOCK = threading.Lock()
 def review_page(request):
     """The three review queues (a plain function: Starlette runs it in a thread, off the event loop)."""
     service = request.app.state.service
-    if service.count() <= SYNC_LIMIT:
+    total = service.count()  # before the keeper starts: a review in progress holds the service until it is done
+    if total <= SYNC_LIMIT:
         return render(request, "review.html", view=review_view(service.review()))
     keeper = keeper_of(request.app)
     if "flash" in request.query_params:  # back from an action (it redirects with a flash): the queues changed
         keeper.invalidate()
     answer = keeper.get(WAIT_S)
     if answer.kept is None:
-        response = render(request, "review.html", view=None, pending=True, total=service.count())
+        response = render(request, "review.html", view=None, pending=True, total=total)
     else:
         kept = answer.kept
         response = render(request, "review.html", view=review_view(kept.queues), computed=moment(kept.computed_at),
