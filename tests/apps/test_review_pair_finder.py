@@ -28,28 +28,3 @@ def test_pairs_of_entries_whose_vectors_and_words_agree(tmp_path):
     assert set(found) == {by_vector, by_words}  # "Roll back first" is in no pair
     assert found[by_vector] >= 0.65 and found[by_words] >= 0.47
     store.close()
-
-
-def test_an_entry_with_a_vector_and_no_close_neighbour_is_not_searched_by_its_words(tmp_path):
-    container = build_container(MemoryConfig(embedding_provider="none"), str(tmp_path / "store"))
-    store = container.store()
-    ids = [store.upsert(EntryDraft(name=name, description=text, category="patterns"), FakeClock().now()).entry_id
-           for name, text in [("Quote CSV fields", "Quote CSV fields that hold delimiters."),
-                              ("Roll back first", "Roll back a broken deploy before debugging it."),
-                              ("No vector yet", "Quote the CSV fields that hold delimiters, always.")]]
-    for entry_id, vector in zip(ids, ([1.0, 0.0, 0.0], [0.0, 0.0, 1.0])):
-        store.set_vector(entry_id, vector)
-    searched: list[str] = []
-    real_search = store.keyword_search
-
-    def counted(query, limit):
-        searched.append(query)
-        return real_search(query, limit)
-
-    store.keyword_search = counted
-
-    pairs = near_duplicate_pairs(store)(store.all_entries())
-
-    assert len(searched) == 1, "only the entry without a vector is judged by its words"
-    assert {(a, b) for a, b, _ in pairs} == {tuple(sorted((ids[0], ids[2])))}
-    store.close()

@@ -88,21 +88,12 @@ def near_duplicate_pairs(store):
 
     def pairs(entries: Sequence[Any]) -> list:
         neighbours: dict[str, dict[str, Optional[float]]] = {}
-        with_vector: set[str] = set()
         if hasattr(store, "vectors"):
             from memory_adapters.vectors.neighbours import nearest_neighbours
 
-            rows = list(store.vectors())
-            # The ids the neighbour search scores (it leaves out vectors of another length than the first): an
-            # entry among them with no close neighbour has none, and is not searched again by its words (at 10k
-            # entries that search, once per entry, took minutes).
-            width = len(rows[0][1]) if rows else 0
-            with_vector = {entry_id for entry_id, blob in rows if len(blob) == width}
-            neighbours.update(nearest_neighbours(rows, MIN_CANDIDATE_COSINE, CANDIDATES))
+            neighbours.update(nearest_neighbours(store.vectors(), MIN_CANDIDATE_COSINE, CANDIDATES))
         if getattr(store, "keyword_search_available", False):
             for entry in entries:
-                if entry.id in with_vector:
-                    continue
                 query = sanitise_fts_query(f"{entry.name} {entry.description}")
                 if entry.id not in neighbours and query:  # no vector: judged by words alone, as at write
                     hits = store.keyword_search(query, CANDIDATES + 1)
