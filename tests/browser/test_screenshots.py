@@ -1,0 +1,60 @@
+"""Screenshots of each page on the real knowledge bank (README links them), taken at 1280x900 into
+docs/screenshots/<page>.png, overwritten per run. A page is photographed only once it shows what it should, and
+the browser reported no error on it (a Content-Security-Policy refusal is one)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser._pages import heading, injected_names, listed, text
+from tests.browser._store import SESSION_ID, STALE, WRITTEN
+from tests.conftest import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+SCREENSHOTS = PROJECT_ROOT / "docs" / "screenshots"
+
+
+def memories(page, viewer) -> None:
+    assert heading(page) == "Memories"
+    assert len(listed(page)) == 50, "a full first page of the real bank"
+
+
+def memory(page, viewer) -> None:
+    name, description, _ = WRITTEN["moved"]
+    assert heading(page) == name and description in text(page) and "src/sniffing.py" in text(page)
+
+
+def review(page, viewer) -> None:
+    assert heading(page) == "Review"
+    shown = text(page)
+    assert all(WRITTEN[key][0] in shown for key in STALE), "the three stale learnings are queued"
+
+
+def sessions(page, viewer) -> None:
+    assert heading(page) == "Sessions"
+    shown = text(page)
+    assert SESSION_ID in shown and injected_names(viewer.store.injected["session-start"])[0] in shown
+
+
+def overview(page, viewer) -> None:
+    assert heading(page) == "Overview"
+    total = len(viewer.store.json("list"))
+    assert f"{total:,}" in text(page) or str(total) in text(page), "the number of memories"
+    assert "anti-patterns" in text(page) and "heuristics" in text(page)
+
+
+PAGES = {"memories": ("/memories", memories), "memory": (None, memory), "review": ("/review", review),
+         "sessions": ("/sessions", sessions), "overview": ("/overview", overview)}
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_each_page_is_photographed_once_it_shows_the_bank(page, viewer, name):
+    path, check = PAGES[name]
+    page.goto(viewer.at(path or f"/memories/{viewer.store.ids['moved']}"))
+    page.wait_for_load_state("load")
+
+    check(page, viewer)
+    assert page.problems == [], f"the browser reported errors on {name}: {page.problems}"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
