@@ -1,6 +1,7 @@
-"""The store the browser tests look at: the real knowledge bank imported (read in place through a link, never
-copied), a small git project with learnings written for it (one citing a file since renamed: stale), and the
-injections of a session started in that project."""
+"""The store the browser tests look at: the real knowledge bank imported (both snapshots, as two projects' banks,
+read in place through links, never copied: the learnings edited between them are near-duplicates), a small git
+project with learnings written for it (one superseded; three whose cited file was since rewritten, renamed or
+deleted: stale), and the injections of a session started in that project."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pytest
+
 from tests._helpers import git, run_app, run_in_process
 from tests.conftest import FIXTURES
 
-BANK = FIXTURES / "knowledge-bank" / "head"
 PROJECT = "csv-app"
 BANK_PROJECT = "iflow"
-"""The directory whose docs/knowledge-bank links to the real bank: its name is those entries' source project."""
+BANKS = {BANK_PROJECT: FIXTURES / "knowledge-bank" / "head", "iflow-v024": FIXTURES / "knowledge-bank" / "v024"}
+"""The directories whose docs/knowledge-bank link to the real bank's snapshots (their names are the entries'
+source projects)."""
 SESSION_ID = "browser-session-1"
 FILES = {
     "src/csv_reader.py": "import csv\n\n\ndef rows(path):\n    return list(csv.reader(open(path)))\n",
@@ -32,6 +36,8 @@ WRITTEN = {  # key: (name, description, the file it cites); what happens to that
     "missing": ("Keep the legacy splitter for old exports",
                 "Old exports still need legacy_split; keep it until they are gone.", "src/legacy.py"),
 }
+SUPERSEDED = ("Write exports with print()", "Print each row to the export file; it is the simplest way.")
+"""A learning the `edit` one replaced (`write --supersedes`): retired, on the review's superseded queue."""
 STALE = ("changed", "moved", "missing")
 """The learnings whose cited file changed after they were written: rewritten, renamed, deleted."""
 PROMPT = "how should I read the CSV rows of an export?"
@@ -79,12 +85,16 @@ class ViewerStore:
 
 def build(root: Path) -> ViewerStore:
     """Build the store under `root` (one process after another; nothing left running)."""
-    home, project, store, banks = root / "home", root / PROJECT, root / "store", root / BANK_PROJECT
+    home, project, store = root / "home", root / PROJECT, root / "store"
     home.mkdir(parents=True)
-    _import_bank(banks, store, home)
+    for name, bank in BANKS.items():
+        _import_bank(root / name, bank, store, home)
     _git_project(project)
     _embed(project, store, home)  # before the writes, which would each embed what is pending
-    ids = {key: _write(project, store, home, name, text, cited) for key, (name, text, cited) in WRITTEN.items()}
+    old = _write(project, store, home, *SUPERSEDED, "src/export.py")
+    ids = {key: _write(project, store, home, name, text, cited, *(["--supersedes", old] if key == "edit" else []))
+           for key, (name, text, cited) in WRITTEN.items()}
+    ids["superseded"] = old
     (project / "src/csv_reader.py").write_text("def rows(path):\n    return open(path).read().split(',')\n")
     git(project, "mv", "src/sniff.py", "src/sniffing.py")
     git(project, "rm", "-q", "src/legacy.py")
@@ -93,11 +103,13 @@ def build(root: Path) -> ViewerStore:
     return ViewerStore(home, project, store, ids, injected)
 
 
-def _import_bank(banks: Path, store: Path, home: Path) -> None:
+def _import_bank(banks: Path, bank: Path, store: Path, home: Path) -> None:
     """`import` of a project whose bank is a link to the fixture: read in place, and the viewer's project (another
     directory) is never the one it came from, so nothing is ever written beside the fixture."""
+    if not bank.is_dir():
+        pytest.skip(f"the real knowledge bank is not at {bank}")
     (banks / "docs").mkdir(parents=True)
-    (banks / "docs" / "knowledge-bank").symlink_to(BANK, target_is_directory=True)
+    (banks / "docs" / "knowledge-bank").symlink_to(bank, target_is_directory=True)
     result = run_in_process("memory_apps.cli", ["import", "--project-root", banks, "--global-store", store], home,
                             cwd=banks)
     assert result.returncode == 0, result.stderr
@@ -113,12 +125,12 @@ def _git_project(project: Path) -> None:
     git(project, "commit", "-qm", "the reader")
 
 
-def _write(project: Path, store: Path, home: Path, name: str, description: str, cited: str) -> str:
+def _write(project: Path, store: Path, home: Path, name: str, description: str, cited: str, *extra: str) -> str:
     """A learning written as an agent's `write` does (anchored to the commit of the file it cites); its id."""
     entry = {"name": name, "description": description, "category": "patterns", "references": [cited]}
     result = run_in_process("memory_apps.cli", ["write", "--no-references-from-git", "--json", "--entry-json",
-                                                json.dumps(entry), "--global-store", store, "--project-root", project],
-                            home, cwd=project)
+                                                json.dumps(entry), "--global-store", store, "--project-root", project,
+                                                *extra], home, cwd=project)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["id"]
 
