@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections import OrderedDict
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.responses import PlainTextResponse, RedirectResponse
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -39,6 +40,10 @@ async def _home(request):
     return RedirectResponse("/memories", status_code=303)
 
 
+async def _no_icon(request):
+    return Response(status_code=204)  # browsers ask for one; answering keeps their console free of 404s
+
+
 async def _storage_failed(request, exc: StorageError):
     # A database error is the store's (locked, gone, corrupt), said in words; never a traceback page.
     return PlainTextResponse(f"database error: {exc}\n", status_code=503)
@@ -47,9 +52,10 @@ async def _storage_failed(request, exc: StorageError):
 def create_app(service, options: ViewerOptions) -> Starlette:
     """The viewer over `service` (a `MemoryService` opened with tool="ui"); pages read `request.app.state.service`
     and `request.app.state.options`."""
-    routes = [Route("/", _home), *page_routes(), Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
+    routes = [Route("/", _home), Route("/favicon.ico", _no_icon), *page_routes(), Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     app = Starlette(routes=routes, middleware=[Middleware(Guard, options=options)],
                     exception_handlers={StorageError: _storage_failed})
     app.state.service = service
     app.state.options = options
+    app.state.flashes = OrderedDict()  # messages kept for the page a POST redirects to (rendering.keep_flash)
     return app

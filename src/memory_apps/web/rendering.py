@@ -5,6 +5,8 @@ which escapes every argument."""
 from __future__ import annotations
 
 import os
+import secrets
+from collections import OrderedDict
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
@@ -44,11 +46,34 @@ def _environment() -> Environment:
 ENV = _environment()
 
 
+FLASHES_KEPT = 64
+
+
+def keep_flash(request: Request, message: str, error: bool = False) -> str:
+    """Keep a message for the page a POST redirects to; the key for its `?flash=` (the text itself never rides
+    in a URL, so no link can make the page say something)."""
+    flashes: OrderedDict = request.app.state.flashes
+    key = secrets.token_urlsafe(9)
+    flashes[key] = (message, error)
+    while len(flashes) > FLASHES_KEPT:
+        flashes.popitem(last=False)
+    return key
+
+
+def _taken_flash(request: Request) -> tuple[Optional[str], bool]:
+    key = request.query_params.get("flash")
+    found = request.app.state.flashes.pop(key, None) if key else None
+    return found if found is not None else (None, False)
+
+
 def render(request: Request, template: str, status_code: int = 200, flash: Optional[str] = None,
-           **context: Any) -> HTMLResponse:
-    """A page from its template, with `nav`, `current` (the path), `csrf_token`, `read_only` and `flash`."""
+           flash_error: bool = False, **context: Any) -> HTMLResponse:
+    """A page from its template, with `nav`, `current` (the path), `csrf_token`, `read_only` and `flash` (this
+    one, or the one a POST kept for the redirect, `?flash=`)."""
     options = request.app.state.options
+    if flash is None:
+        flash, flash_error = _taken_flash(request)
     page = ENV.get_template(template).render(
         nav=NAV, current=request.url.path, csrf_token=options.csrf_token, read_only=options.read_only,
-        flash=flash, request=request, **context)
+        flash=flash, flash_error=flash_error, request=request, **context)
     return HTMLResponse(page, status_code=status_code)

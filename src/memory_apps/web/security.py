@@ -6,6 +6,7 @@ A pure ASGI middleware, so nothing behind it (a page, static files, an error pag
 from __future__ import annotations
 
 import hmac
+import logging
 from http.cookies import SimpleCookie
 from typing import Awaitable, Callable, Optional
 from urllib.parse import parse_qsl, urlencode
@@ -50,7 +51,18 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        send = _with_headers(send)
+        send = _SafetyHeaders(send)
+        try:
+            await self._guarded(scope, receive, send)
+        except Exception:
+            # Starlette's own 500 answer comes from outside this middleware, without the safety headers: answer
+            # here instead, and leave the trace to the terminal's log.
+            logging.getLogger("uvicorn.error").exception("the viewer failed on %s %s", scope["method"], scope["path"])
+            if not send.started:
+                await _respond(send, 500, "the viewer failed on this request; the terminal running "
+                                          "`iflow-memory ui` shows why\n")
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = _headers(scope)
         host = headers.get("host", "")
         if host not in self.options.allowed_hosts:
@@ -161,14 +173,19 @@ def _replay(body: bytes) -> Receive:
     return receive
 
 
-def _with_headers(send: Send) -> Send:
-    async def wrapped(message: dict) -> None:
+class _SafetyHeaders:
+    """The `send` that adds the safety headers to the response's start (and remembers that it started)."""
+
+    def __init__(self, send: Send) -> None:
+        self.send, self.started = send, False
+
+    async def __call__(self, message: dict) -> None:
         if message["type"] == "http.response.start":
+            self.started = True
             names = {name.lower() for name, _ in message.get("headers", [])}
             message = {**message, "headers": list(message.get("headers", []))
                        + [(name, value) for name, value in SAFETY_HEADERS if name not in names]}
-        await send(message)
-    return wrapped
+        await self.send(message)
 
 
 async def _respond(send: Send, status: int, text: str, content_type: str = "text/plain; charset=utf-8",

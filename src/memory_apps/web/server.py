@@ -56,6 +56,8 @@ def serve(service, sock: socket.socket, read_only: bool, open_browser: bool) -> 
     app = create_app(service, options)
     url = options.launch_url()
     print(url, flush=True)  # the first line on stdout: scripts and tests read it
+    mode = "read-only, " if read_only else ""
+    print(f"iflow-memory ui: serving {service.global_store} ({mode}Ctrl-C stops it)", file=sys.stderr, flush=True)
     if open_browser:
         threading.Thread(target=_open_browser, args=(url,), daemon=True).start()
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
@@ -67,6 +69,3 @@ def serve(service, sock: socket.socket, read_only: bool, open_browser: bool) -> 
         sock.close()
     return 0
 
-
-if __name__ == "__main__":  # pragma: no cover - the CLI is the way in
-    sys.exit("run `iflow-memory ui`")

@@ -124,7 +124,7 @@ def test_overview_counts_chart_and_lists():
     assert '<a href="/memories?category=patterns">patterns</a>' in html
     assert '<svg id="per-day-chart" role="img"' in html and "<title>2026-11-20: 8 added</title>" in html
     assert "Recalls are counted from the injection journal, kept since 2026-11-19." in html
-    assert f'href="/memories/{0xE1:016x}">Most shown</a>' in html and "(no project)" in html
+    assert f'href="/memories/{0xE1:016x}">Most shown</a>' in html and "<td>(no project)</td>" in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html and "&lt;script&gt;alert(2)&lt;/script&gt;" in html
     assert_escaped(html)
     assert "style=" not in html and "<script" not in html, "nothing the CSP would block"

@@ -93,7 +93,7 @@ def test_overview_counts_shares_links_and_lists():
     assert [(r.label, r.href) for r in view.projects] == [
         ("shop", "/memories?project=shop"),
         (HOSTILE_IMG, "/memories?project=%3Cimg+src%3Dx+onerror%3Dalert%281%29%3E"),
-        (NO_PROJECT, "/memories")]
+        (NO_PROJECT, None)]
     assert view.sources[0].href == "/memories?source=manual"
     assert [r.entry.name for r in view.most_recalled] == ["Most shown"] and view.most_recalled[0].recalls == 9
     assert view.never_shown[0].last_shown is None and view.journal_since == "2026-11-19"

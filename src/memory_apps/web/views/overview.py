@@ -30,7 +30,8 @@ class CountRow:
     count: int
     percent: int
     """Of the total, rounded; a bar's length."""
-    href: str
+    href: Optional[str]
+    """None for entries without a project: the listing has no filter for "none"."""
 
 
 @dataclass(frozen=True)
@@ -98,9 +99,8 @@ def _rows(counts: Mapping[str, int], total: int, field_name: str) -> list[CountR
                      _listing(field_name, label)) for label, count in ordered]
 
 
-def _listing(field_name: str, value: str) -> str:
-    # An entry without a project has no value to filter on: link to the whole listing rather than a wrong one.
-    return f"/memories?{urlencode({field_name: value})}" if value else "/memories"
+def _listing(field_name: str, value: str) -> Optional[str]:
+    return f"/memories?{urlencode({field_name: value})}" if value else None
 
 
 def _ranked(entry: Entry) -> RankedEntry:
