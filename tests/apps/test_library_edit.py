@@ -98,12 +98,15 @@ def test_references_the_edit_adds_are_anchored_and_removed_ones_dropped(memory):
 
 
 def test_changing_nothing_is_no_edit(memory):
-    stored = memory.remember("Quote CSV fields", OLD)
+    stored = memory.remember("Quote CSV fields", OLD, keywords=["csv", "quoting"], references=["src/export.py"])
+    entry = memory.get(stored.entry_id)
+    every_field = {f: getattr(entry, f) for f in ("name", "reasoning", "category", "references", "keywords",
+                                                   "confidence")}  # a form sends every field back
 
-    edited = memory.edit(stored.entry_id, name="Quote CSV fields", description=OLD + "  ")
+    edited = memory.edit(stored.entry_id, description=OLD + "  ", **every_field)
 
     assert edited.changed == () and edited.id == stored.entry_id
-    assert memory.history(stored.entry_id) == []
+    assert memory.history(stored.entry_id) == [] and memory.get(stored.entry_id) == entry
 
 
 def test_refusals_unknown_ids_and_bad_input(memory):

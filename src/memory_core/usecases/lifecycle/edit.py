@@ -114,7 +114,8 @@ class EditEntry:
             draft = EntryDraft.model_validate(fields)
         except ValidationError as exc:
             raise plain_error(exc) from exc
-        if changes.get("keywords") is not None:  # a person's labels, cleaned as a writer's are
+        if changes.get("keywords") is not None and list(draft.keywords) != list(entry.keywords):
+            # A person's labels, cleaned as a writer's are (a form that sends the stored ones back changes none).
             draft = draft.model_copy(update={"keywords": clean_keywords(draft.keywords)})
         return draft
 
