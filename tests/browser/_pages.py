@@ -4,15 +4,24 @@ id="memories">` rows `<tr data-id>`, forms `<form id="action-ACTION">`, `<p id="
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
+from tests._helpers import entry_headers
 from tests.browser._store import ViewerStore
 
-MEMORY_HEADING = re.compile(r"^### (?:Anti-Pattern|Pattern|Heuristic): (?P<name>.+)$", re.M)
+VIEWPORT = {"width": 1280, "height": 900}
+"""The browser window of every test (and of the screenshots)."""
+KIND = re.compile(r"^(?:Anti-Pattern|Pattern|Heuristic): ")
 
 
 def listed(page) -> list[str]:
     """The ids of the memories the listing shows, top to bottom."""
     return page.locator("#memories tbody tr[data-id]").evaluate_all("rows => rows.map(r => r.dataset.id)")
+
+
+def path(page) -> str:
+    """The address bar's path (without the query a flash message rides on)."""
+    return urlsplit(page.url).path
 
 
 def heading(page) -> str:
@@ -44,7 +53,7 @@ def ids_by_name(store: ViewerStore, *args: str) -> dict[str, str]:
 
 def injected_names(block: str) -> list[str]:
     """The names of the memories a hook's block showed the agent."""
-    return [m["name"].strip() for m in MEMORY_HEADING.finditer(block)]
+    return [KIND.sub("", line[len("### "):]).strip() for line in entry_headers(block)]
 
 
 def diagnostic(block: str) -> str:

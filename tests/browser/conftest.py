@@ -12,12 +12,12 @@ import shutil
 
 import pytest
 
+from tests.browser._pages import VIEWPORT
 from tests.browser._store import ViewerStore, build
 from tests.browser._viewer import Viewer
 
 pytestmark = pytest.mark.slow
 
-VIEWPORT = {"width": 1280, "height": 900}
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu"]  # root in a container has no sandbox; headless needs no GPU
 WAIT_MS = 60_000
 """How long a page action or load may take before the test calls the viewer hung: far past a loaded machine."""
@@ -103,9 +103,7 @@ def _watched(page) -> Problems:
             problems.append(message.text)
 
     def response(answer) -> None:
-        # The favicon a browser asks for on its own is no part of a page.
-        if answer.status >= 400 and answer.request.resource_type != "document" \
-                and not answer.url.endswith("/favicon.ico"):
+        if answer.status >= 400 and answer.request.resource_type != "document":
             problems.append(f"{answer.status} for {answer.url}")
 
     page.on("console", console)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser._pages import heading, injected_names, listed, text
-from tests.browser._store import SESSION_ID, STALE, WRITTEN
+from tests.browser._pages import VIEWPORT, heading, injected_names, listed, text
+from tests.browser._store import SESSION_ID, STALE, SUPERSEDED, WRITTEN
 from tests.conftest import PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
@@ -29,6 +29,10 @@ def review(page, viewer) -> None:
     assert heading(page) == "Review"
     shown = text(page)
     assert all(WRITTEN[key][0] in shown for key in STALE), "the three stale learnings are queued"
+    assert SUPERSEDED[0] in shown
+    queues = viewer.store.json("review")
+    assert queues["near_duplicates"], "the learnings edited between the bank's snapshots"
+    assert f"Near-duplicates ({len(queues['near_duplicates'])})" in shown
 
 
 def sessions(page, viewer) -> None:
@@ -42,6 +46,11 @@ def overview(page, viewer) -> None:
     total = len(viewer.store.json("list"))
     assert f"{total:,}" in text(page) or str(total) in text(page), "the number of memories"
     assert "anti-patterns" in text(page) and "heuristics" in text(page)
+    chart = page.locator("#per-day-chart").bounding_box()
+    assert chart and chart["height"] < VIEWPORT["height"] / 2, "the chart is a small part of the page"
+    for swatch in page.locator(".legend svg").all():
+        box = swatch.bounding_box()
+        assert box and box["width"] <= 20 and box["height"] <= 20, "a legend's swatch is the size of a letter"
 
 
 PAGES = {"memories": ("/memories", memories), "memory": (None, memory), "review": ("/review", review),
