@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import timedelta
 
+from memory_adapters.store.sqlite.schema import LATEST_VERSION
 from memory_core.anchors.anchor import Anchor
 from memory_core.entries.models import EntryDraft
 from memory_core.entries.records import HistoryEvent, RetiredEntry
@@ -342,7 +343,7 @@ class TestSqliteEntryLifecycle(EntryLifecycleContract):
             raw.execute("UPDATE _metadata SET value = '11' WHERE key = 'schema_version'")
         raw.close()
         reopened = make_store("sqlite")
-        assert reopened.get_metadata("schema_version") == "12"
+        assert reopened.get_metadata("schema_version") == str(LATEST_VERSION)
         assert [e.id for e in reopened.all_entries()] == ids
         assert all(e.anchors == () for e in reopened.all_entries())
         assert reopened.retire(ids[0], event(ids[0], "retired")) is not None
