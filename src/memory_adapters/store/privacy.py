@@ -17,7 +17,7 @@ from typing import Optional
 OWNED_PREFIXES = ("memory.db",)
 OWNED_FILES = frozenset({"anti-patterns.md", "heuristics.md", "patterns.md", "deleted-entries.txt",
                          ".last-injection.json", ".markdown.lock", ".audit-watermark", "machine-id"})
-OWNED_DIRS = frozenset({"snapshots", "models", ".locks"})
+OWNED_DIRS = frozenset({"snapshots", "models", ".locks", "journal"})
 _OTHERS = 0o077
 MAX_DEPTH = 4  # models/<name>/<files>: deeper is not the product's layout
 

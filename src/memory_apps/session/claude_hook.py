@@ -42,6 +42,16 @@ def _project_runs_hook(project: str) -> bool:
         return False
 
 
+def _event_session(event: dict) -> str:
+    """The event's session id when it is a usable one, else ''."""
+    from memory_core.ports.session_ledger import InvalidSessionId, checked_session_id
+
+    try:
+        return checked_session_id(event.get("session_id"))
+    except InvalidSessionId:
+        return ""
+
+
 def session_start(project_root: Optional[str] = None, global_store: Optional[str] = None,
                   limit: Optional[int] = None, stdin=None, fast_exit: bool = False,
                   defer_to_project: bool = False, after: Optional[Callable[[str], None]] = None) -> int:
@@ -67,7 +77,8 @@ def session_start(project_root: Optional[str] = None, global_store: Optional[str
         emit("")
     else:
         answer_session(root, global_store, limit, session_deadline(process_start=fast_exit), emit,
-                       watchdog=fast_exit, shown_ids=shown)
+                       watchdog=fast_exit, shown_ids=shown, hook="session-start",
+                       session_id=_event_session(event))
     if not deferred:  # the project's own hook keeps this session's ledger
         from memory_apps.session.moment import record_session_start
         from memory_apps.store_paths import global_store_dir

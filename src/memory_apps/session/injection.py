@@ -191,11 +191,13 @@ def print_block(block: str) -> bool:
 
 def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory: Callable[[], Any],
                   deadline: Deadline, emit: Callable[[str], Optional[bool]] = print_block,
-                  progress: Optional[SessionProgress] = None, shown_ids: Optional[list] = None) -> str:
+                  progress: Optional[SessionProgress] = None, shown_ids: Optional[list] = None,
+                  hook: str = "inject", session_id: str = "") -> str:
     """Produce the session's block and hand it to `emit` (which prints it and returns False when it could not),
     then count recalls and do the session's other writes; never raises for a database problem (the markdown
     pipeline answers then). The wiring is the container or the hook's (`resolver.hook_wiring`); `progress`
-    follows the stages; `shown_ids` (when given) receives the ids of the entries the printed block showed."""
+    follows the stages; `shown_ids` (when given) receives the ids of the entries the printed block showed;
+    the printed block is journaled as `hook` of `session_id`."""
     if not settings.injection_enabled or request.limit == 0:
         emit("")
         return ""
@@ -204,6 +206,8 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
               file=sys.stderr)
         emit("")
         return ""
+    journaled: list = []  # the semantic block's shown memories, filled before it is emitted
+    emit = _journaling(emit, request, hook, session_id, journaled)
     if not settings.semantic_enabled:
         block = legacy_injection(request, _now(request.global_store))
         emit(block)
@@ -236,7 +240,22 @@ def run_injection(request: InjectRequest, settings: MemoryConfig, wiring_factory
         _finish(session, answer, [])
         return block
     return _emit_semantic(request, settings, session, answer, emit, wiring.clock().now,
-                          shown_ids if shown_ids is not None else [])
+                          shown_ids if shown_ids is not None else [], journaled)
+
+
+def _journaling(emit: Callable[[str], Optional[bool]], request: InjectRequest, hook: str, session_id: str,
+                shown: list) -> Callable[[str], Optional[bool]]:
+    """`emit`, then a journal record of the printed block (best-effort; an absent store is not created)."""
+    def emit_then_journal(block: str) -> Optional[bool]:
+        printed = emit(block)
+        if printed is not False and os.path.isdir(request.global_store):
+            from memory_apps.session.journaling import diagnostic_of, journal_injection, journal_of, project_of
+            from memory_apps.wiring.resolver import plain_wiring
+
+            journal_injection(journal_of(plain_wiring(request.global_store)), hook, project_of(request.project_root),
+                              diagnostic_of(block), shown, session_id)
+        return printed
+    return emit_then_journal
 
 
 def _finish(session, answer: SessionAnswer, shown_ids: list[str]) -> None:
@@ -258,7 +277,8 @@ def _report_import(answer: SessionAnswer) -> None:
 
 
 def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answer: SessionAnswer,
-                   emit: Callable[[str], Optional[bool]], now: Callable[[], datetime], shown_ids: list) -> str:
+                   emit: Callable[[str], Optional[bool]], now: Callable[[], datetime], shown_ids: list,
+                   journaled: list) -> str:
     result = answer.retrieval
     if not result.selected:
         emit("")
@@ -268,7 +288,9 @@ def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answ
     if answer.import_elsewhere:
         importing = "elsewhere"  # another session or the background run is importing this project's bank
     style = settings.injection_style
+    ranked = {r.entry.id: r for r in result.selected}  # the budget's shortened copies keep the score only
     block = render_semantic_block(result, settings.injection_max_chars, answer.step, importing, style, answer.marks)
+    journaled.extend(_journaled(result, answer.marks, ranked))
     shown = emit(block) is not False  # a closed stdout showed nothing: nothing is counted as recalled
     # An index block's one-line entries were named, not read: only the entries printed in full count as recalled.
     _finish(session, answer, [r.entry.id for r in shown_in_full(result, style)] if shown else [])
@@ -276,6 +298,19 @@ def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answ
         shown_ids.extend(r.entry.id for r in shown_in_full(result, style))
         write_tracking(request.global_store, semantic_record(result, project_name(request.project_root), now()))
     return block
+
+
+def _journaled(result: Retrieval, marks: Optional[AnchorMarks], ranked: dict) -> list:
+    """The block's entries as the journal keeps them, with the signals the ranking gave them (`ranked`)."""
+    from memory_apps.session.journaling import journal_signals, shown_memory
+
+    marks = marks or AnchorMarks()
+    shown = []
+    for r in result.selected:
+        raw = ranked.get(r.entry.id, r)
+        shown.append(shown_memory(r.entry, r.score, raw.relevance, journal_signals(raw.signals, result.vector.ran),
+                                  marks.note(r.entry.id)))
+    return shown
 
 
 def _reason(exc: Exception, global_store: str) -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Callable, Optional
 
+from memory_apps.session.journaling import journal_file, journal_prompt
 from memory_core.errors import StorageError
 from memory_core.ports.session_ledger import InvalidSessionId, SessionShown, checked_session_id
 from memory_core.ranking.context_query import text_passages
@@ -195,6 +196,7 @@ class MomentHost:
         diagnostic = (f"*Memory: {len(items)} of {recall.total} for this prompt | semantic: {state} "
                       f"| floor: relevance {recall.model.hook_floor:.2f}{_code_words(marks, ids)}*")
         block = render_moment_block(PROMPT_TITLE, items, diagnostic, marks.notes)
+        journal_prompt(wiring, call.project_root, call.event, session, recall, ids, marks, diagnostic if block else "")
         return HookAnswer(hook_json(PROMPT_HOOK, block) if block else "", lambda: _count_recalls(wiring, ids))
 
     def _file(self, call: HookCall, wiring, ledger, session: Optional[str], shown: SessionShown,
@@ -221,6 +223,8 @@ class MomentHost:
         diagnostic = (f"*Memory: {len(items)} for {path} | by what they cite: the file, its name, its directory"
                       f"{_code_words(marks, ids)}*")
         block = render_moment_block(FILE_TITLE, items, diagnostic, marks.notes)
+        journal_file(wiring, call.project_root, session, path, [found[i] for i in ids], marks,
+                     diagnostic if block else "")
         return HookAnswer(hook_json(FILE_HOOK, block) if block else "", lambda: _count_recalls(wiring, ids))
 
     def _citation_index(self, store) -> CitationIndex:

@@ -50,7 +50,7 @@ def deadline_seconds(default: float, variable: str = DEADLINE_ENV) -> float:
 
 def answer_session(project_root: str, global_store: Optional[str], limit: Optional[int], deadline: Deadline,
                    emit: Callable[[str], Optional[bool]], watchdog: bool = False,
-                   shown_ids: Optional[list] = None) -> str:
+                   shown_ids: Optional[list] = None, hook: str = "inject", session_id: str = "") -> str:
     """Load the project's settings, run the session start and hand the block to `emit` (once); never raises.
     With `watchdog` (a hook process of its own), the process ends a little after the deadline whatever it waits
     for (see `session_watchdog`), having printed the markdown pipeline's block if the semantic one was not out.
@@ -89,7 +89,8 @@ def answer_session(project_root: str, global_store: Optional[str], limit: Option
         if guard is not None:
             guard.server = configured_url(settings.database_url) is not None
         return run_injection(request, settings, lambda: hook_wiring(settings, store, seconds_left=deadline.remaining()),
-                             deadline, emit_once, progress=progress, shown_ids=shown_ids)
+                             deadline, emit_once, progress=progress, shown_ids=shown_ids, hook=hook,
+                             session_id=session_id)
     except BaseException as exc:  # noqa: BLE001 - a session start must never crash its hook
         if not isinstance(exc, KeyboardInterrupt):
             print(f"iflow-memory: injection failed: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -135,6 +135,14 @@ def session_ledger(global_store: str, clock):
     return FileSessionLedger(global_store, clock)
 
 
+def injection_journal(global_store: str, clock):
+    """What each hook injected and why (the viewer's Sessions page), one private file per record in the global
+    store."""
+    from memory_adapters.shared_work.file_injection_journal import FileInjectionJournal
+
+    return FileInjectionJournal(global_store, clock)
+
+
 def embedder(provider: str, model: str, model_cache: Optional[str], write_model_cache: bool):
     """The embedding adapter of a provider name (`model` '' is its default); ProviderUnavailable for a name no
     adapter answers to. The local model keeps its optimised copy in `model_cache` (built only when

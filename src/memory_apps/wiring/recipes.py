@@ -166,6 +166,7 @@ RECIPES: dict[str, Recipe] = {  # each after the recipes it needs: the container
     "audit_trail": Recipe(adapters.markdown_audit_trail, values=("global_store", "project_root")),
     "shared_work": Recipe(adapters.background_work, values=("global_store",)),
     "session_ledger": Recipe(adapters.session_ledger, values=("global_store",), needs=("clock",)),
+    "injection_journal": Recipe(adapters.injection_journal, values=("global_store",), needs=("clock",)),
     "vector_index": Recipe(adapters.vector_index, values=("db_path", "database_url"), needs=("store",), shared=False),
     "embedder": Recipe(adapters.embedder, values=("model_cache", "write_model_cache"), shared=False),
     "embedder_builder": Recipe(embedder_builder, values=("embedders",), makers=("embedder",)),

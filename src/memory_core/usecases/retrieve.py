@@ -25,6 +25,7 @@ from memory_core.ranking.context_query import text_passages
 from memory_core.ranking.relevance_fusion import PROMINENCE_ONLY, PassageSignals, RelevanceTuning, relevance_scores
 from memory_core.ranking.scoring import Weights, effective_weights, final_scores, scores_with_prominence
 from memory_core.ranking.selection import select_by_scores
+from memory_core.ranking.selection_signals import selection_signals
 from memory_core.embedding.space import EmbeddingSpace, pinned_space
 
 KEYWORD_CANDIDATES = 500
@@ -64,8 +65,8 @@ class RankedEntry:
     entry: Entry
     score: float
     signals: Mapping[str, float] = field(default_factory=dict)
-    """Raw cosine, best clause cosine, BM25 (or keyword_match on another scale, see `absolute_relevance`) and the
-    others of `relevance_signals`; empty outside `search`."""
+    """From `search`: raw cosine, best clause cosine, BM25 (or keyword_match on another scale, see
+    `absolute_relevance`) and the others of `relevance_signals`; from `rank`, `selection_signals`' few."""
     relevance: Optional[float] = None
     """0-1 on a fixed scale (None outside `search`): comparable across queries, unlike `score`."""
 
@@ -226,7 +227,10 @@ class RetrieveAndRank:
         scores, used = self.score(stats, vector_scores, keyword_scores, changed_files, passages)
         chosen = select_by_scores(stats, scores, _ID, _CATEGORY, limit)
         entries = {e.id: e for e in self._store.get_many([s.id for s in chosen])}
-        selected = [RankedEntry(entries[s.id], scores[s.id]) for s in chosen if s.id in entries]
+        read_files = changed_files if self._ranking == "relevance" and self._references is not None else ()
+        signals = selection_signals(list(entries.values()), context_query, vector_scores if vector.ran else None,
+                                    stats, self._clock.now(), read_files)
+        selected = [RankedEntry(entries[s.id], scores[s.id], signals[s.id]) for s in chosen if s.id in entries]
         space = space or pinned_space(self._store)
         pending = sum(1 for s in stats if not s.has_embedding) if summary is None else summary.pending
         return Retrieval(

@@ -1,0 +1,140 @@
+"""FileInjectionJournal: one private JSON file per injection under `<store>/journal/`, named to sort by time.
+
+Hooks of many sessions append at once; a file per record (a unique name, written to a temp file and renamed)
+needs no lock and loses nothing. Pruning to the newest KEEP and MAX_AGE happens only when a listing shows the
+journal past a bound (SLACK more files, or a file a day older than MAX_AGE), so an append is one small write
+and one directory listing. Reading refuses a linked directory and skips any file that is not a private regular
+file of this user, or is not a record.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from datetime import datetime, timedelta, timezone
+from typing import Optional
+
+from memory_adapters.fs.private_files import CacheInvalid, open_private_dir, open_private_file
+from memory_adapters.fs.safe_files import atomic_write_bytes
+from memory_adapters.fs.temp_files import unlink_quietly
+from memory_core.errors import StorageError
+from memory_core.ports.clock import Clock
+from memory_core.session.journal import InjectionRecord
+
+JOURNAL_DIR = "journal"
+SUFFIX = ".json"
+KEEP = 1000
+MAX_AGE = timedelta(days=30)
+SLACK = 100
+"""Files past KEEP before a prune runs: pruning lists and deletes, an append should not."""
+AGE_SLACK = timedelta(days=1)
+RECORD_LIMIT = 1 << 20
+_STAMP = "%Y%m%dT%H%M%S%fZ"
+
+
+class FileInjectionJournal:
+    """Implements InjectionJournal with private files in the global store."""
+
+    def __init__(self, global_store: str, clock: Clock) -> None:
+        self.directory = os.path.join(global_store, JOURNAL_DIR)
+        self.clock = clock
+
+    def append(self, record: InjectionRecord) -> None:
+        """Write the record as a new file (never replacing one), then prune when the journal is past a bound."""
+        payload = json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8", "surrogatepass")
+        name = f"{record.at.astimezone(timezone.utc).strftime(_STAMP)}-{os.urandom(6).hex()}{SUFFIX}"
+        os.close(self._open_dir(create=True))  # 0700, ours, not a link
+        path = os.path.join(self.directory, name)
+        try:
+            # no fsync: a record lost to a power cut costs one line of the Sessions page
+            atomic_write_bytes(path, payload, mode=0o600, sync=False, create_only=True)
+        except OSError as exc:
+            raise StorageError(f"{path}: {exc.strerror or exc}") from exc
+        names = self._names()
+        if len(names) > KEEP + SLACK or (names and self._older_than(names[0], MAX_AGE + AGE_SLACK)):
+            self.prune()
+
+    def recent(self, limit: int = 200, session_id: Optional[str] = None) -> list[InjectionRecord]:
+        """The newest `limit` records, newest first (of one session when given), skipping unreadable ones."""
+        if limit <= 0 or not os.path.lexists(self.directory):
+            return []
+        fd = self._open_dir(create=False)
+        found: list[InjectionRecord] = []
+        try:
+            for name in sorted(self._listed(fd), reverse=True):
+                record = _read(name, fd)
+                if record is not None and (session_id is None or record.session_id == session_id):
+                    found.append(record)
+                    if len(found) >= limit:
+                        break
+        finally:
+            os.close(fd)
+        return found
+
+    def prune(self) -> int:
+        """Remove the records older than MAX_AGE, then all but the KEEP newest; how many went."""
+        names = self._names()
+        doomed = [n for n in names if self._older_than(n, MAX_AGE)]
+        kept = [n for n in names if n not in set(doomed)]
+        doomed += kept[:max(len(kept) - KEEP, 0)]
+        for name in doomed:
+            unlink_quietly(os.path.join(self.directory, name))
+        return len(doomed)
+
+    def _older_than(self, name: str, age: timedelta) -> bool:
+        try:
+            at = datetime.strptime(name.split("-", 1)[0], _STAMP).replace(tzinfo=timezone.utc)
+        except ValueError:
+            return False  # not a name this journal writes: left alone
+        return at < self.clock.now() - age
+
+    def _names(self) -> list[str]:
+        """The record files' names, oldest first ([] when there is no journal)."""
+        if not os.path.lexists(self.directory):
+            return []
+        fd = self._open_dir(create=False)
+        try:
+            return sorted(self._listed(fd))
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _listed(fd: int) -> list[str]:
+        try:
+            return [n for n in os.listdir(fd) if n.endswith(SUFFIX) and not n.startswith(".")]
+        except OSError as exc:
+            raise StorageError(f"journal: {exc.strerror}") from exc
+
+    def _open_dir(self, create: bool) -> int:
+        """A descriptor on the private journal directory (0700, ours, not a link); created when `create`."""
+        try:
+            if create:
+                os.makedirs(os.path.dirname(self.directory), mode=0o700, exist_ok=True)
+            return open_private_dir(self.directory, None, create=create)
+        except (OSError, CacheInvalid) as exc:
+            raise StorageError(f"{self.directory}: {_reason(exc)}") from exc
+
+
+def _read(name: str, dir_fd: int) -> Optional[InjectionRecord]:
+    """The record in `name`, or None when it is not a private regular file holding one."""
+    try:
+        fd, info = open_private_file(name, dir_fd)
+    except (OSError, CacheInvalid):
+        return None
+    try:
+        if info.st_size > RECORD_LIMIT:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = json.loads(handle.read(RECORD_LIMIT).decode("utf-8", "surrogatepass"))
+        return InjectionRecord.from_dict(data)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        return "is a symbolic link or not a directory; the injection journal never writes through one"
+    return getattr(exc, "strerror", None) or str(exc)
