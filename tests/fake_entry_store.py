@@ -11,10 +11,12 @@ from memory_core.entries.merge import imported, reinforced
 from memory_core.entries.models import Entry, EntryDraft, EntryStats, ImportOutcome, UpsertOutcome
 from memory_core.ports.audit_outbox import AuditTask
 from memory_core.embedding.space import STAGED_KEYS, space_metadata
+from memory_core.entries.browsing import BrowsePage, BrowseQuery, Tallies
+from tests.fake_browsing import browse_entries, tally_entries
 
 
 class InMemoryEntryStore:
-    """EntryStore + KeywordIndex + EmbeddingStore + StagingVectorStore held in dictionaries.
+    """EntryStore + EntryBrowser + KeywordIndex + EmbeddingStore + StagingVectorStore held in dictionaries.
 
     `keyword_search_available` is a plain attribute: False stands for a SQLite build without FTS5;
     `keyword_scale` too ("bm25": its term counts stand in for BM25; "ts_rank_cd" plays PostgreSQL).
@@ -107,6 +109,14 @@ class InMemoryEntryStore:
     def cited_files(self) -> dict[str, list[str]]:
         """Return {entry id: its references} for every entry that cites at least one."""
         return {e.id: list(e.references) for e in self.entries.values() if e.references}
+
+    def browse(self, query: BrowseQuery) -> BrowsePage:
+        """One page of the entries matching `query` (EntryBrowser)."""
+        return browse_entries(self.all_entries(), query)
+
+    def tallies(self, top: int = 10) -> Tallies:
+        """The overview's counts (EntryBrowser)."""
+        return tally_entries(self.all_entries(), top)
 
     def count(self) -> int:
         """Return the number of entries."""

@@ -19,6 +19,7 @@ EPILOG = """examples:
   iflow-memory inject --project-root ~/src/app --limit 20
   iflow-memory write --entry-file learning.json
   iflow-memory list --json
+  iflow-memory ui
 
 exit status: 0 ok; 1 invalid input or not found; 2 database error; 141, quietly, as git does, when the program
 reading the output stops early (`iflow-memory list | head -1`). inject and hook always exit 0."""
@@ -102,6 +103,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     from memory_apps.commands.lifecycle import add_commands as add_lifecycle_commands
     from memory_apps.commands.maintain import add_command as add_maintain_command
     from memory_apps.commands.migrate import add_command as add_migrate_command
+    from memory_apps.commands.ui import add_command as add_ui_command
 
     add_inject(commands, fmt)
     write = commands.add_parser("write", help="store one learning from JSON (what the retro skill runs)",
@@ -119,6 +121,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     add_serve(commands, fmt)
     add_hook(commands, fmt)
     install_claude.add_command(commands, fmt)
+    add_ui_command(commands, fmt)
     return parser
 
 

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from memory_apps.config import MemoryConfig, load_config
 from memory_apps.service_lifecycle import LifecycleMethods
+from memory_apps.service_reads import ViewerReads
 from memory_apps.session.kept_retrieval import KeptRetrieval
 from memory_apps.upkeep.embedding_jobs import embed_after_write
 from memory_apps.upkeep.opening import keep_snapshot, open_store_recovering, prepare_write
@@ -58,7 +59,7 @@ class FoundEntries:
     not_found: list[str]
 
 
-class MemoryService(LifecycleMethods):
+class MemoryService(LifecycleMethods, ViewerReads):
     """Thread-safe facade over the container: remember, search, get, delete, list."""
 
     def __init__(self, global_store: Optional[str] = None, project_root: Optional[str] = None,

@@ -1,5 +1,5 @@
-"""The library's lifecycle methods (ADR 26): retire, restore, confirm, history and review (supersede and merge are
-arguments of `remember`). Mixed into `MemoryService`, whose lock, container and project they use."""
+"""The library's lifecycle methods (ADR 26): retire, restore, confirm, edit, history and review (supersede and merge
+are arguments of `remember`). Mixed into `MemoryService`, whose lock, container and project they use."""
 
 from __future__ import annotations
 
@@ -52,6 +52,38 @@ class LifecycleMethods:
         citations; `gone`: the citations whose file is absent, kept on their old anchor; `summary()` says it),
         or None when the id names no live entry."""
         return self._changed("confirm", entry_id)
+
+    def edit(self, entry_id: str, **changes):
+        """Change a live memory's text (`name`, `description`, `reasoning`, `category`, `references`, `keywords`,
+        `confidence`; a change given as None keeps the field), validated and redacted as a write is, recorded as
+        an `edited` event; an `Edited` (`entry` as stored now, `old_id`, `changed`: the fields that changed, empty
+        when nothing did), or None when the id names no entry. A new description gives the entry a new id (the old
+        one still finds it); counts, dates and anchors stay. InvalidEntry for bad input, a retired entry (restore
+        it first) or another entry's text; `HandWritten` (an InvalidEntry naming `bank_file`) for an entry
+        imported from a hand-written bank, which only that file changes."""
+        from memory_apps.wiring.lifecycle import actor
+
+        with self._lock:
+            located = self.locate(entry_id)
+            if located is None:
+                return None
+            self._prepare_write()
+            edited = self.container.edit().run(located.entry_id, changes, actor(self.tool))
+            if edited is None or not edited.changed:
+                return edited
+            self._say_audit(edited.audit_problem)
+            embed_after_write(self.container, [edited.id])  # the edited row has no vector yet
+            keep_snapshot(self.container)
+            return edited
+
+    def hand_written_file(self, entry_id: str) -> Optional[str]:
+        """For a live entry imported from a knowledge bank written by hand (which `edit` refuses), the bank file
+        to edit instead; None for any other entry or an unknown id (a page shows this in place of its form)."""
+        with self._lock:
+            located = self.locate(entry_id)
+            if located is None or located.entry is None or located.entry.source != "import":
+                return None
+            return self.container.edit().bank_file(located.entry)
 
     def history(self, entry_id: str) -> list:
         """The history events (who, when, what) of an entry and of every older id it had, oldest first."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import timedelta
 
+from memory_adapters.store.sqlite.schema import LATEST_VERSION
 from memory_core.anchors.anchor import Anchor
 from memory_core.entries.models import EntryDraft
 from memory_core.entries.records import HistoryEvent, RetiredEntry
@@ -186,6 +187,41 @@ class EntryLifecycleContract:
         assert {e.id for e in store.all_entries()} == {old, taken}
         assert store.aliases() == {} and store.all_history() == [event(gone, "retired")]
 
+    def test_a_persons_edit_takes_the_draft_as_given_and_the_anchors_it_names(self, store):
+        old = store.upsert(draft(confidence="high", reasoning="Quoted fields hold commas."), T0).entry_id
+        store.set_anchors(old, [ANCHOR])
+        fresh = Anchor("src/quote.py", "d" * 40, None, "git:" + "a" * 40, "c" * 40)
+        edited = draft("Let the csv module split rows", confidence="low", reasoning="", keywords=[],
+                       references=["src/quote.py"])
+        new = store.replace_text(old, edited, event(edited.entry_id, "edited", old_id=old), as_given=True,
+                                 anchors=[fresh])
+        assert (new.confidence, new.reasoning, new.keywords, new.references) == ("low", "", [], ["src/quote.py"])
+        assert new.anchors == (fresh,) and store.get(new.id) == new and store.resolve(old) == new.id
+
+    def test_a_persons_edit_of_the_same_description_rewrites_the_entry_in_place(self, store):
+        entry_id = store.upsert(draft(observation_count=4, confidence="high", scope="git:" + "e" * 40), T0).entry_id
+        store.add_scope(entry_id, "git:" + "f" * 40)
+        store.record_recall([entry_id], T0 + timedelta(minutes=5))
+        store.set_anchors(entry_id, [ANCHOR])
+        store.set_vector(entry_id, [1.0, 0.0])
+        store.queue_markdown(None)
+        when = T0 + timedelta(days=1)
+        renamed = draft(name="CSV rows are split by the csv module", category="heuristics", confidence="low",
+                        scope="git:" + "e" * 40)
+        new = store.replace_text(entry_id, renamed, event(entry_id, "edited", when, old_id=entry_id,
+                                                          new_id=entry_id), as_given=True)
+        assert new.id == entry_id and store.count() == 1 and store.aliases() == {}
+        assert (new.name, new.category, new.confidence) == ("CSV rows are split by the csv module", "heuristics",
+                                                            "low")
+        assert (new.observation_count, new.recall_count, new.created_at, new.updated_at, new.anchors) == (
+            4, 1, T0, when, (ANCHOR,))
+        assert store.get(entry_id) == new and [i for i, _ in store.vectors()] == [], "the new name is embedded anew"
+        assert entry_id in {s.id for s in store.ranking_stats(["git:" + "f" * 40])}, "its scopes stay"
+        assert [e.action for e in store.history(entry_id)] == ["edited"]
+        assert [(t.entry_id, t.category) for t in store.pending_audit(10)] == [(entry_id, "anti-patterns")], \
+            "queued under its old category, so the old block leaves that file"
+        assert store.replace_text(entry_id, renamed, event(entry_id, "edited")) is None, "not a person's: no edit"
+
     def test_resolve_survives_an_alias_cycle_made_by_hand(self, store):
         a, b = "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"
         store.apply_history([], [], {a: b, b: a})
@@ -307,7 +343,7 @@ class TestSqliteEntryLifecycle(EntryLifecycleContract):
             raw.execute("UPDATE _metadata SET value = '11' WHERE key = 'schema_version'")
         raw.close()
         reopened = make_store("sqlite")
-        assert reopened.get_metadata("schema_version") == "12"
+        assert reopened.get_metadata("schema_version") == str(LATEST_VERSION)
         assert [e.id for e in reopened.all_entries()] == ids
         assert all(e.anchors == () for e in reopened.all_entries())
         assert reopened.retire(ids[0], event(ids[0], "retired")) is not None

@@ -1,4 +1,4 @@
-"""`iflow-memory review | confirm | retire | restore`: keeping memories true (ADR 26)."""
+"""`iflow-memory review | confirm | retire | restore | edit`: keeping memories true (ADR 26)."""
 
 from __future__ import annotations
 
@@ -84,6 +84,59 @@ def restore_command(args: argparse.Namespace) -> int:
     return _change(args, "restore", "Restored", "injected and found by search again")
 
 
+def edit_command(args: argparse.Namespace) -> int:
+    """Change one memory's text; the old id still finds it."""
+    from memory_core.errors import InvalidEntry
+
+    changes = edit_changes(args)
+    if not changes:
+        return fail("nothing to edit: give at least one of --name, --description, --reasoning, --category, "
+                    "--reference, --keyword, --confidence, --no-references, --no-keywords")
+    service = _service(args)
+    found, status = located(service, args.id)
+    if found is None:
+        return status
+    if found.retired is not None:
+        return fail(f"{found.entry_id} is retired: restore it first (`iflow-memory restore {found.entry_id}`)")
+    try:
+        edited = service.edit(found.entry_id, **changes)
+    except InvalidEntry as exc:
+        return fail(one_line(exc.message) if exc.field == "id" else f"invalid {exc.field}: {one_line(exc.message)}")
+    if edited is None:
+        return fail(f"no entry with id {one_line(args.id)}")
+    if args.json:
+        print(dumps({"id": edited.id, "old_id": edited.old_id, "name": one_line(edited.entry.name),
+                     "changed": list(edited.changed), "edited": bool(edited.changed)}))
+        return 0
+    print("\n".join(edit_lines(edited)))
+    return 0
+
+
+def edit_changes(args: argparse.Namespace) -> dict[str, Any]:
+    """The fields the flags change (a list flag given replaces the whole list)."""
+    changes = {f: getattr(args, f) for f in ("name", "description", "reasoning", "category", "confidence")
+               if getattr(args, f) is not None}
+    for field, flag, clear in (("references", "reference", "no_references"), ("keywords", "keyword", "no_keywords")):
+        if getattr(args, clear):
+            changes[field] = []
+        elif getattr(args, flag):
+            changes[field] = list(getattr(args, flag))
+    return changes
+
+
+def edit_lines(edited: Any) -> list[str]:
+    """What an edit did, for a human."""
+    name = one_line(edited.entry.name)
+    if not edited.changed:
+        return [f"Nothing to change: {edited.id} — {name} already says that."]
+    fields = ", ".join(edited.changed)
+    if edited.id == edited.old_id:
+        return [f"Edited {edited.id} — {name}: {fields}."]
+    return [f"Edited {edited.old_id} -> {edited.id} — {name}: {fields}.",
+            "The new description gives it a new id; the old one still finds it "
+            f"(`iflow-memory show {edited.old_id}`)."]
+
+
 def _change(args: argparse.Namespace, action: str, done: str, effect: str) -> int:
     service = _service(args)
     found, status = located(service, args.id)
@@ -112,7 +165,7 @@ def _change(args: argparse.Namespace, action: str, done: str, effect: str) -> in
 
 
 def add_commands(commands, fmt) -> None:
-    """Register review, confirm, retire and restore on the CLI's sub-parsers."""
+    """Register review, confirm, retire, restore and edit on the CLI's sub-parsers."""
     def add(name, handler, help_text, epilog):
         parser = commands.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".",
                                      epilog=epilog + "\n\nexit status: 0 ok, 1 not found or invalid input, "
@@ -151,3 +204,35 @@ def add_commands(commands, fmt) -> None:
                   "is embedded again). `list --retired` lists the retired ones. --json: id, name, restored.\n\n"
                   "example:\n  iflow-memory restore 1c123aa2533f3d04")
     restore.add_argument("id", help=ID_HELP + "; a retired one")
+    add_edit_command(add)
+
+
+def add_edit_command(add) -> None:
+    """Register `edit` (with the add function of `add_commands`)."""
+    from memory_core.entries.records import CATEGORIES
+
+    edit = add("edit", edit_command, "change a memory's text",
+               "Only the fields given change; each is checked as `write` checks it, and secrets are redacted. A\n"
+               "new description gives the memory a new id (its content hash): the old id still finds it (`show\n"
+               "OLD`), and its counts, dates and history stay. The history records an `edited` event (who, which\n"
+               "fields, the old text); the store's markdown is updated. A reference the edit adds is anchored to\n"
+               "today's code. A memory imported from a knowledge bank you write by hand is not edited here: the\n"
+               "message names the bank file to edit, and the next import updates the memory. A retired memory\n"
+               "must be restored first. --json: id, old_id, name, changed (the fields), edited.\n\n"
+               "examples:\n  iflow-memory edit 1c123aa2533f3d04 --name 'Quote CSV fields with the csv module'\n"
+               "  iflow-memory edit 1c12 --description 'Let the csv module quote fields; never join by hand.'\n"
+               "  iflow-memory edit 1c12 --reference src/csv_out.py --reference src/quote.py --confidence high\n"
+               "  iflow-memory edit 1c12 --category anti-patterns --keyword csv --keyword quoting --json")
+    edit.add_argument("id", help=ID_HELP + " (an edited memory's old id finds it too)")
+    edit.add_argument("--name", help="the new name (one line)")
+    edit.add_argument("--description", help="the new description (the learning itself)")
+    edit.add_argument("--reasoning", help="the new reasoning ('' clears it)")
+    edit.add_argument("--category", choices=CATEGORIES, help="the new category")
+    edit.add_argument("--confidence", choices=["high", "medium", "low"], help="the new confidence")
+    edit.add_argument("--reference", action="append", default=[],
+                      help="a file it cites (path, path:line or path#symbol); repeat it: the list given replaces the "
+                           "old one")
+    edit.add_argument("--keyword", action="append", default=[],
+                      help="a keyword; repeat it: the list given replaces the old one")
+    edit.add_argument("--no-references", action="store_true", help="cite no file any more")
+    edit.add_argument("--no-keywords", action="store_true", help="drop every keyword")

@@ -1,5 +1,5 @@
-"""The lifecycle use cases' recipes (ADR 26): retire, restore, supersede, confirm and review, with the seam to
-the near-duplicate finder (`near_duplicate_pairs`)."""
+"""The lifecycle use cases' recipes (ADR 26): retire, restore, supersede, confirm, edit and review, with the seam
+to the near-duplicate finder (`near_duplicate_pairs`)."""
 
 from __future__ import annotations
 
@@ -54,6 +54,17 @@ def confirm(store, clock, reconcile, code_files, layout, project_root: Optional[
 
     return Confirm(store=store, lifecycle=store, clock=clock, anchors_for=today, reconcile=reconcile,
                    project=identity, state_of=lambda anchor: check_anchor(anchor, code_files))
+
+
+def edit(store, clock, reconcile, layout, tree_anchoring=None, project_root: Optional[str] = None):
+    """A person's edit of a memory's text; the references it adds are anchored in the project it runs in."""
+    import functools
+
+    from memory_core.usecases.lifecycle.edit import EditEntry
+
+    anchoring = functools.partial(tree_anchoring, project_root) if tree_anchoring and project_root else None
+    return EditEntry(store=store, lifecycle=store, clock=clock, reconcile=reconcile, anchoring=anchoring,
+                     bank_dir=layout.knowledge_bank)
 
 
 def review(store, check_anchors, layout, project_root: Optional[str]):

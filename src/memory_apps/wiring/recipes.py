@@ -197,6 +197,8 @@ RECIPES: dict[str, Recipe] = {  # each after the recipes it needs: the container
     "supersede": Recipe(lifecycle.supersede, needs=("store", "clock", "remember", "reconcile"), shared=False),
     "confirm": Recipe(lifecycle.confirm, values=("project_root",),
                       needs=("store", "clock", "reconcile", "code_files", "layout"), shared=False),
+    "edit": Recipe(lifecycle.edit, values=("project_root",),
+                   needs=("store", "clock", "reconcile", "layout", "tree_anchoring"), shared=False),
     "review": Recipe(lifecycle.review, values=("project_root",), needs=("store", "check_anchors", "layout"),
                      shared=False),
 }

@@ -38,9 +38,12 @@ class EntryLifecycle(Protocol):
         """Every retired entry, newest retirement first."""
         ...
 
-    def replace_text(self, old_id: str, draft: EntryDraft, event: HistoryEvent) -> Optional[Entry]:
+    def replace_text(self, old_id: str, draft: EntryDraft, event: HistoryEvent, as_given: bool = False,
+                     anchors: Optional[Sequence[Anchor]] = None) -> Optional[Entry]:
         """An edit: store `draft` under its new id with the old entry's counts, dates and anchors, drop the old
-        row and make the old id resolve to the new one; None when `old_id` is not live or the new id is taken."""
+        row and make the old id resolve to the new one; None when `old_id` is not live or the new id is taken.
+        `as_given` (a person's edit): the draft's reasoning, keywords, references and confidence replace the old
+        ones as they are, and a draft of the same id rewrites the entry in place; `anchors`: the new entry's."""
         ...
 
     def resolve(self, entry_id: str) -> str:

@@ -235,6 +235,11 @@ class BankEdits:
         return held
 
 
+def recorded_banks(store: EntryStore) -> list[str]:
+    """The key of every bank file whose blocks an import recorded (`<project identity>#<file>`)."""
+    return _bank_keys(store.get_metadata(BANKS_KEY))
+
+
 def _bank_keys(value: Optional[str]) -> list[str]:
     """The recorded bank keys ([] when missing or unreadable)."""
     try:

@@ -84,6 +84,9 @@ class ReconcileAudit:
                 return LEFT
             entry = self._store.get(task.entry_id)
             if entry is not None:
+                if task.category and task.category != entry.category and isinstance(audit, LifecycleTrail):
+                    # An edit moved it to another category: its old block leaves the old category's file.
+                    audit.withdraw(entry.id, task.category, from_bank=not from_users_bank(entry))
                 audit.record(entry)
                 return WRITTEN
             from_bank = self._left(task.entry_id)

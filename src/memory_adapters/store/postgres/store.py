@@ -4,8 +4,9 @@ the team-sized sibling of `SqliteEntryStore` (same ports, same contract suites; 
 The store owns its parts, each a module, all on the process's shared connection: the connection and its errors
 (`connection`), the numbered migrations (`schema`), the reads both SQL stores share (`sql.entry_reads`), entry
 writes (`entries`), the markdown outbox (`outbox`), vectors (`vectors`), full-text search and cited files
-(`search`), the candidates of a session start (`candidates`), and the policies written once for both stores
-(`sql.staging`, `sql.query_vectors`, `sql.tombstones`). Each public method below names the part that answers it.
+(`search`), paged browsing and the overview's counts (`sql.browsing`), the candidates of a session start
+(`candidates`), and the policies written once for both stores (`sql.staging`, `sql.query_vectors`,
+`sql.tombstones`). Each public method below names the part that answers it.
 psycopg is imported when a store is made, never by the SQLite path.
 """
 
@@ -22,6 +23,7 @@ from memory_adapters.store.postgres.outbox import PostgresMarkdownOutbox
 from memory_adapters.store.postgres.rows import COLUMNS, entry_of
 from memory_adapters.store.postgres.search import PostgresSearch
 from memory_adapters.store.postgres.vectors import QUERY_VECTOR_SQL, STAGING_SQL, PostgresVectors, index_new_width
+from memory_adapters.store.sql.browsing import POSTGRES_SPELLING, SqlEntryBrowsing
 from memory_adapters.store.sql.dialect import SqlDialect
 from memory_adapters.store.sql.entry_reads import SqlEntryReads
 from memory_adapters.store.sql.facade import answered_by
@@ -36,8 +38,8 @@ DIALECT = SqlDialect(mark="%s", columns=COLUMNS, stored_order="seq", entry_of=en
 
 class PostgresEntryStore(LifecycleAnswers):
     """Implements EntryStore, EntryLifecycle, AuditOutbox, KeywordIndex, ReferenceIndex, EmbeddingStore,
-    StagingVectorStore, QueryVectorCache and CandidateSource over one PostgreSQL database with pgvector (short
-    transactions, numbered migrations)."""
+    StagingVectorStore, QueryVectorCache, EntryBrowser and CandidateSource over one PostgreSQL database with
+    pgvector (short transactions, numbered migrations)."""
 
     def __init__(self, url: str, connect_timeout: float = CONNECT_TIMEOUT_S, keyword_search: bool = True,
                  source_user: Optional[str] = None, statement_timeout_ms: int = 0,
@@ -50,6 +52,7 @@ class PostgresEntryStore(LifecycleAnswers):
         self.url = url
         self.path = self.connection.path  # the URL with its password masked
         self._reads = SqlEntryReads(self.connection, DIALECT)
+        self._browsing = SqlEntryBrowsing(self.connection, DIALECT, POSTGRES_SPELLING)
         self._tombstones = SqlTombstones(self.connection, PostgresTombstoneRows())
         self._outbox = PostgresMarkdownOutbox(self.connection, origin or socket.gethostname())
         user = source_user or os_user()
@@ -83,6 +86,10 @@ class PostgresEntryStore(LifecycleAnswers):
     source_user = answered_by("_entries", PostgresEntries.source_user)
     set_metadata = answered_by("_entries", PostgresEntries.set_metadata)
     apply_tombstones = answered_by("_tombstones", SqlTombstones.apply_tombstones)
+
+    # EntryBrowser
+    browse = answered_by("_browsing", SqlEntryBrowsing.browse)
+    tallies = answered_by("_browsing", SqlEntryBrowsing.tallies)
 
     # AuditOutbox
     queue_markdown = answered_by("_outbox", PostgresMarkdownOutbox.queue_markdown)

@@ -143,18 +143,25 @@ class SqlEntryLifecycle:
         found = self._connection.read(f"{_RETIRED} ORDER BY retired_at DESC, id")
         return [r for r in map(retired_of, found) if r is not None]
 
-    def replace_text(self, old_id: str, draft: "EntryDraft", event: HistoryEvent) -> Optional[Entry]:
+    def replace_text(self, old_id: str, draft: "EntryDraft", event: HistoryEvent, as_given: bool = False,
+                     anchors: Optional[Sequence[Anchor]] = None) -> Optional[Entry]:
         """An edit: store `draft` under its new id with the old entry's counts, dates and anchors, drop the old
         row and make the old id resolve to the new one; None when `old_id` is not live or the new id is taken
-        (live, or retired: an edit never overwrites another entry)."""
+        (live, or retired: an edit never overwrites another entry). `as_given` (a person's edit): the draft is
+        the whole new text, and one whose description is unchanged rewrites the entry under its own id;
+        `anchors`: the new entry's, instead of the old one's."""
         rows, mark, new_id = self._rows, self._rows.mark, draft.entry_id
 
         def work(conn: Any) -> Optional[Entry]:
             old = rows.stored(conn, old_id)
-            if old is None or new_id == old_id or rows.stored(conn, new_id) is not None or conn.execute(
+            if old is None:
+                return None
+            if new_id == old_id:
+                return self._rewrite(conn, old, draft, event, anchors) if as_given else None
+            if rows.stored(conn, new_id) is not None or conn.execute(
                     f"SELECT 1 FROM retired_entries WHERE id = {mark}", (new_id,)).fetchone():
                 return None
-            rows.insert(conn, edited(old, draft, event))
+            rows.insert(conn, edited(old, draft, event, as_given, anchors))
             conn.execute(f"UPDATE entry_scopes SET id = {mark} WHERE id = {mark}", (new_id, old_id))
             rows.remove(conn, old_id)
             conn.execute(f"DELETE FROM deleted_entries WHERE id = {mark}", (new_id,))
@@ -172,6 +179,25 @@ class SqlEntryLifecycle:
             return entry
 
         return self._connection.transaction(work)
+
+    def _rewrite(self, conn: Any, old: Entry, draft: "EntryDraft", event: HistoryEvent,
+                 anchors: Optional[Sequence[Anchor]]) -> Entry:
+        """A person's edit that kept the description: the entry written again under its id, scopes kept (its
+        vector goes with the row: the new name is embedded again)."""
+        rows, mark = self._rows, self._rows.mark
+        scopes = [r[0] for r in conn.execute(f"SELECT scope FROM entry_scopes WHERE id = {mark}",
+                                             (old.id,)).fetchall()]
+        rows.remove(conn, old.id)
+        rows.insert(conn, edited(old, draft, event, True, anchors))
+        for scope in scopes:
+            conn.execute(f"INSERT INTO entry_scopes (id, scope) VALUES ({mark}, {mark}) ON CONFLICT DO NOTHING",
+                         (old.id, scope))
+        self._add_event(conn, event)
+        entry = rows.stored(conn, old.id) or old
+        if owes_markdown(entry):
+            # Queued with the old category: a block that moved to another category's file leaves the old one.
+            rows.queue(conn, old, "record")
+        return entry
 
     def resolve(self, entry_id: str) -> str:
         """The id an entry has now: follows edits (old id → newest id); any other id comes back unchanged."""
@@ -303,18 +329,23 @@ def owes_markdown(entry: Entry) -> bool:
     return entry.source != "import"
 
 
-def edited(old: Entry, draft: "EntryDraft", event: HistoryEvent) -> Entry:
+def edited(old: Entry, draft: "EntryDraft", event: HistoryEvent, as_given: bool = False,
+           anchors: Optional[Sequence[Anchor]] = None) -> Entry:
     """The entry an edit stores: the draft's text under its new id, with the old entry's counts (the higher
-    observation count), dates, confidence (unless the draft's is higher), provenance, scope and anchors."""
+    observation count), dates, confidence (unless the draft's is higher), provenance, scope and anchors (or
+    `anchors`). `as_given` (a person's edit): the draft's reasoning, keywords, references and confidence as they
+    are, even empty or lower (a bank edit fills what its block leaves out from the old entry)."""
     new = Entry.from_draft(draft, event.at)
-    confidence = max(old.confidence, new.confidence, key=lambda c: CONFIDENCE_RANK.get(c, 0))
-    return new.with_changes(observation_count=max(old.observation_count, new.observation_count),
+    kept = new.with_changes(observation_count=max(old.observation_count, new.observation_count),
                             recall_count=old.recall_count, last_recalled_at=old.last_recalled_at,
-                            created_at=old.created_at, confidence=confidence, source=old.source,
-                            source_project=old.source_project, scope=old.scope, anchors=old.anchors,
-                            keywords=list(new.keywords or old.keywords),
-                            references=list(new.references or old.references),
-                            reasoning=new.reasoning or old.reasoning)
+                            created_at=old.created_at, source=old.source, source_project=old.source_project,
+                            scope=old.scope, anchors=tuple(old.anchors if anchors is None else anchors))
+    if as_given:
+        return kept
+    confidence = max(old.confidence, new.confidence, key=lambda c: CONFIDENCE_RANK.get(c, 0))
+    return kept.with_changes(confidence=confidence, keywords=list(new.keywords or old.keywords),
+                             references=list(new.references or old.references),
+                             reasoning=new.reasoning or old.reasoning)
 
 
 def _followed(direct: Mapping[str, str], old: str) -> str:

@@ -3,14 +3,15 @@
 The store owns its parts, each a module along the lines the ports draw, all on one connection: the connection and
 its errors (`connection`), the reads both SQL stores share (`sql.entry_reads`), entry writes (`entries`), the
 markdown outbox and watermark (`outbox`), vectors (`vectors`), full-text search (`keyword_search`), cited files
-(`references`), and the policies written once for both stores (`sql.staging`, `sql.query_vectors`,
-`sql.tombstones`). Each public method below names the part that answers it.
+(`references`), paged browsing and the overview's counts (`sql.browsing`), and the policies written once for both
+stores (`sql.staging`, `sql.query_vectors`, `sql.tombstones`). Each public method below names the part that answers it.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
+from memory_adapters.store.sql.browsing import SQLITE_SPELLING, SqlEntryBrowsing
 from memory_adapters.store.sql.dialect import SqlDialect
 from memory_adapters.store.sql.entry_reads import SqlEntryReads
 from memory_adapters.store.sql.facade import answered_by
@@ -34,8 +35,8 @@ DIALECT = SqlDialect(mark="?", columns=COLUMNS, stored_order="rowid", entry_of=r
 
 class SqliteEntryStore(LifecycleAnswers):
     """Implements EntryStore, EntryLifecycle, AuditOutbox, AuditWatermark, KeywordIndex, ReferenceIndex,
-    EmbeddingStore, StagingVectorStore and QueryVectorCache over one SQLite database file (WAL, busy timeout, short
-    transactions, numbered migrations)."""
+    EmbeddingStore, StagingVectorStore, QueryVectorCache and EntryBrowser over one SQLite database file (WAL, busy
+    timeout, short transactions, numbered migrations)."""
 
     def __init__(self, path: str, enable_fts5: bool = True, full_check: bool = False,
                  busy_timeout_ms: int = BUSY_TIMEOUT_MS, busy_retries: int = BUSY_RETRIES) -> None:
@@ -44,6 +45,7 @@ class SqliteEntryStore(LifecycleAnswers):
         self.connection = SqliteConnection(path, enable_fts5, full_check, busy_timeout_ms, busy_retries)
         self.path = path
         self._reads = SqlEntryReads(self.connection, DIALECT)
+        self._browsing = SqlEntryBrowsing(self.connection, DIALECT, SQLITE_SPELLING)
         self._tombstones = SqlTombstones(self.connection, SqliteTombstoneRows())
         self._outbox = SqliteMarkdownOutbox(self.connection, self._tombstones)
         self._entries = SqliteEntries(self.connection, self._outbox)
@@ -82,6 +84,10 @@ class SqliteEntryStore(LifecycleAnswers):
     ranking_stats = answered_by("_entries", SqliteEntries.ranking_stats)
     set_metadata = answered_by("_entries", SqliteEntries.set_metadata)
     apply_tombstones = answered_by("_tombstones", SqlTombstones.apply_tombstones)
+
+    # EntryBrowser
+    browse = answered_by("_browsing", SqlEntryBrowsing.browse)
+    tallies = answered_by("_browsing", SqlEntryBrowsing.tallies)
 
     # AuditOutbox and AuditWatermark
     queue_markdown = answered_by("_outbox", SqliteMarkdownOutbox.queue_markdown)

@@ -1,0 +1,77 @@
+"""GET /memories: search, filters, sort and paging over the memories (live, stale or retired)."""
+
+from __future__ import annotations
+
+from starlette.routing import Route
+
+from memory_apps.web.rendering import render
+from memory_apps.web.views.listing import ListingRequest, listing, page_of, parse_listing, row
+from memory_core.entries.browsing import InvalidBrowse
+from memory_core.entries.records import CATEGORIES, SOURCES
+from memory_core.errors import InvalidEntry
+
+SEARCH_LIMIT = 100
+
+
+async def memories_page(request):
+    """The Memories page for the query string's search, filters, sort and page."""
+    # Pages are async and call the service directly: one thread uses the store's connection, requests take
+    # turns (a local viewer has one user), and no lock outlives a call.
+    try:
+        wanted = parse_listing(request.query_params)
+    except InvalidBrowse as exc:
+        return _page(request, ListingRequest(), None, flash=str(exc), flash_error=True, status_code=400)
+    service = request.app.state.service
+    try:
+        if wanted.q:
+            view = _searched(service, wanted)
+        elif wanted.retired:
+            view = _retired(service, wanted)
+        else:
+            view = _browsed(service, wanted)
+    except (InvalidEntry, InvalidBrowse) as exc:
+        message = f"{exc.field}: {exc.message}" if isinstance(exc, InvalidEntry) else str(exc)
+        return _page(request, wanted, None, flash=message, flash_error=True, status_code=400)
+    return _page(request, wanted, view)
+
+
+def _page(request, wanted: ListingRequest, view, flash=None, flash_error=False, status_code=200):
+    return render(request, "memories.html", status_code=status_code, flash=flash, flash_error=flash_error,
+                  wanted=wanted, view=view, categories=CATEGORIES, sources=SOURCES)
+
+
+def _stale_ids(service, wanted: ListingRequest):
+    return tuple(s.entry.id for s in service.review().stale) if wanted.stale else None
+
+
+def _searched(service, wanted: ListingRequest):
+    # The search ranks; the other filters then narrow its good matches (category goes into the search itself).
+    found = service.search(wanted.q, SEARCH_LIMIT, wanted.category, include_weak=False)
+    relevance = {r.entry.id: r.relevance for r in found.selected}
+    query = wanted.browse_query(_stale_ids(service, wanted))
+    page = page_of([r.entry for r in found.selected], query, keep_order=not wanted.sort)
+    return listing(wanted, page, [row(e, relevance.get(e.id)) for e in page.entries], "search")
+
+
+def _retired(service, wanted: ListingRequest):
+    retired = {r.entry.id: r for r in service.retired_entries()}  # newest first
+    query = wanted.browse_query(_stale_ids(service, wanted))
+    page = page_of([r.entry for r in retired.values()], query, keep_order=not wanted.sort)
+    rows = [row(e, retired=_retired_note(retired[e.id])) for e in page.entries]
+    return listing(wanted, page, rows, "retired")
+
+
+def _retired_note(retired) -> str:
+    when = retired.retired_at.strftime("%Y-%m-%d")
+    if retired.superseded_by:
+        return f"{when}, superseded by {retired.superseded_by}"
+    return f"{when}: {retired.reason}" if retired.reason else when
+
+
+def _browsed(service, wanted: ListingRequest):
+    query = wanted.browse_query(_stale_ids(service, wanted))
+    page = service.container.store().browse(query)  # filters, order and paging in SQL (EntryBrowser)
+    return listing(wanted, page, [row(e) for e in page.entries], "browse")
+
+
+routes = [Route("/memories", memories_page)]

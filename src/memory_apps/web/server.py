@@ -1,0 +1,71 @@
+"""Serve the viewer on 127.0.0.1: bind (port 0 picks a free one), print the launch URL as the first line, open
+the browser, run uvicorn in this process until Ctrl-C."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+from typing import Optional
+
+INSTALL_HINT = "the viewer needs the ui extra: pip install 'iflow-memory[ui]'"
+UI_MODULES = ("starlette", "uvicorn", "jinja2", "multipart")
+
+
+def missing_extra() -> Optional[str]:
+    """The first module of the `ui` extra that cannot be imported, or None."""
+    import importlib.util
+
+    for name in UI_MODULES:
+        if importlib.util.find_spec(name) is None:
+            return name
+    return None
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1 only (never every interface): `port` 0 lets the system pick a free one."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def _open_browser(url: str) -> None:
+    import webbrowser
+
+    try:
+        webbrowser.open(url)
+    except Exception:  # no browser here is fine: the URL is printed
+        pass
+
+
+def serve(service, sock: socket.socket, read_only: bool, open_browser: bool) -> int:
+    """Run the viewer over `service` on the bound `sock` until interrupted; 0 when stopped with Ctrl-C."""
+    import uvicorn
+
+    from memory_apps.web.app import create_app
+    from memory_apps.web.options import ViewerOptions
+
+    options = ViewerOptions(port=sock.getsockname()[1], read_only=read_only, project_root=service.project_root)
+    app = create_app(service, options)
+    url = options.launch_url()
+    print(url, flush=True)  # the first line on stdout: scripts and tests read it
+    mode = "read-only, " if read_only else ""
+    print(f"iflow-memory ui: serving {service.global_store} ({mode}Ctrl-C stops it)", file=sys.stderr, flush=True)
+    if open_browser:
+        threading.Thread(target=_open_browser, args=(url,), daemon=True).start()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn shuts down, then re-raises the Ctrl-C it caught: a normal way to stop
+        pass
+    finally:
+        sock.close()
+    return 0
+

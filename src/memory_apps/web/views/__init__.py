@@ -1,0 +1,1 @@
+"""Pure view-model builders: plain data for the templates, no Starlette."""
