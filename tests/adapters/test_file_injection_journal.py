@@ -164,3 +164,18 @@ def test_a_journal_that_is_not_a_directory_is_a_storage_error(tmp_path, clock):
     (store / "journal").write_text("in the way")
     with pytest.raises(StorageError):
         FileInjectionJournal(str(store), clock).append(_record(clock))
+
+
+def test_a_dead_writers_temp_file_goes_at_the_next_prune(journal, clock):
+    journal.append(_record(clock))
+    dead = multiprocessing.get_context("fork").Process(target=lambda: None)
+    dead.start()
+    dead.join()
+    left = os.path.join(journal.directory, f".x.json.tmp-{dead.pid}-1")
+    live = os.path.join(journal.directory, f".y.json.tmp-{os.getpid()}-1")
+    for path in (left, live):
+        with open(path, "w") as handle:
+            handle.write("{half")
+    assert len(journal.recent()) == 1  # a temp file is never read as a record
+    journal.prune()
+    assert not os.path.exists(left) and os.path.exists(live)

@@ -167,3 +167,15 @@ def test_a_session_start_starts_the_server_so_the_first_prompt_finds_it(shop):
     assert json.loads(start.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert wait_for(lambda: warm_answer(shop), "the server the session start started to answer")
     assert len(server_pids(shop["store"])) == 1
+
+
+def test_the_server_journals_the_hooks_it_answers(shop):
+    from memory_adapters.shared_work.file_injection_journal import FileInjectionJournal
+    from memory_adapters.system_clock import SystemClock
+
+    file_hook(shop)  # answered cold, in its own process: its record, and the server starts
+    wait_for(lambda: warm_answer(shop), "the server the hook started to answer")  # only the server answers this
+    records = FileInjectionJournal(str(shop["store"]), SystemClock()).recent()
+    assert [r.hook for r in records] == ["file", "file"]
+    assert len({r.session_id for r in records}) == 2
+    assert all([m.name for m in r.shown] == [LEARNING["name"]] for r in records)

@@ -9,15 +9,16 @@ file of this user, or is not a record.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
+import threading
 from datetime import datetime, timedelta, timezone
 from typing import Optional
 
 from memory_adapters.fs.private_files import CacheInvalid, open_private_dir, open_private_file
-from memory_adapters.fs.safe_files import atomic_write_bytes
-from memory_adapters.fs.temp_files import unlink_quietly
+from memory_adapters.fs.temp_files import TEMP_SUFFIX, pid_alive, unlink_quietly
 from memory_core.errors import StorageError
 from memory_core.ports.clock import Clock
 from memory_core.session.journal import InjectionRecord
@@ -41,18 +42,31 @@ class FileInjectionJournal:
         self.clock = clock
 
     def append(self, record: InjectionRecord) -> None:
-        """Write the record as a new file (never replacing one), then prune when the journal is past a bound."""
+        """Write the record as a new file (a temp file renamed, both inside the directory's descriptor, so a link
+        swapped in meanwhile is never followed), then prune when the journal is past a bound."""
         payload = json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8", "surrogatepass")
         name = f"{record.at.astimezone(timezone.utc).strftime(_STAMP)}-{os.urandom(6).hex()}{SUFFIX}"
-        os.close(self._open_dir(create=True))  # 0700, ours, not a link
-        path = os.path.join(self.directory, name)
+        temp = f".{name}{TEMP_SUFFIX}{os.getpid()}-{threading.get_ident()}"  # a dot: never listed as a record
+        dir_fd = self._open_dir(create=True)
         try:
-            # no fsync: a record lost to a power cut costs one line of the Sessions page
-            atomic_write_bytes(path, payload, mode=0o600, sync=False, create_only=True)
-        except OSError as exc:
-            raise StorageError(f"{path}: {exc.strerror or exc}") from exc
-        names = self._names()
-        if len(names) > KEEP + SLACK or (names and self._older_than(names[0], MAX_AGE + AGE_SLACK)):
+            try:
+                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                             dir_fd=dir_fd)
+                try:
+                    view = memoryview(payload)
+                    while view:  # no fsync: a record lost to a power cut costs one line of the Sessions page
+                        view = view[os.write(fd, view):]
+                finally:
+                    os.close(fd)
+                os.rename(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)  # the name is new: 48 random bits
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp, dir_fd=dir_fd)
+                raise StorageError(f"{self.directory}: {exc.strerror or exc}") from exc
+            names = self._listed(dir_fd)
+        finally:
+            os.close(dir_fd)
+        if len(names) > KEEP + SLACK or (names and self._older_than(min(names), MAX_AGE + AGE_SLACK)):
             self.prune()
 
     def recent(self, limit: int = 200, session_id: Optional[str] = None) -> list[InjectionRecord]:
@@ -63,8 +77,8 @@ class FileInjectionJournal:
         found: list[InjectionRecord] = []
         try:
             for name in sorted(self._listed(fd), reverse=True):
-                record = _read(name, fd)
-                if record is not None and (session_id is None or record.session_id == session_id):
+                record = _read(name, fd, session_id)
+                if record is not None:
                     found.append(record)
                     if len(found) >= limit:
                         break
@@ -73,14 +87,27 @@ class FileInjectionJournal:
         return found
 
     def prune(self) -> int:
-        """Remove the records older than MAX_AGE, then all but the KEEP newest; how many went."""
+        """Remove the records older than MAX_AGE, then all but the KEEP newest, and the temp files of writers
+        that died; how many records went."""
         names = self._names()
         doomed = [n for n in names if self._older_than(n, MAX_AGE)]
         kept = [n for n in names if n not in set(doomed)]
         doomed += kept[:max(len(kept) - KEEP, 0)]
-        for name in doomed:
+        for name in doomed + self._abandoned_temps():
             unlink_quietly(os.path.join(self.directory, name))
         return len(doomed)
+
+    def _abandoned_temps(self) -> list[str]:
+        try:
+            names = os.listdir(self.directory)
+        except OSError:
+            return []
+        found = []
+        for name in names:
+            pid = name.rsplit(TEMP_SUFFIX, 1)[1].split("-", 1)[0] if TEMP_SUFFIX in name else ""
+            if name.startswith(".") and pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+                found.append(name)
+        return found
 
     def _older_than(self, name: str, age: timedelta) -> bool:
         try:
@@ -116,8 +143,9 @@ class FileInjectionJournal:
             raise StorageError(f"{self.directory}: {_reason(exc)}") from exc
 
 
-def _read(name: str, dir_fd: int) -> Optional[InjectionRecord]:
-    """The record in `name`, or None when it is not a private regular file holding one."""
+def _read(name: str, dir_fd: int, session_id: Optional[str] = None) -> Optional[InjectionRecord]:
+    """The record in `name` (of `session_id` when given), or None when it is not a private regular file holding
+    one."""
     try:
         fd, info = open_private_file(name, dir_fd)
     except (OSError, CacheInvalid):
@@ -127,6 +155,8 @@ def _read(name: str, dir_fd: int) -> Optional[InjectionRecord]:
             return None
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = json.loads(handle.read(RECORD_LIMIT).decode("utf-8", "surrogatepass"))
+        if session_id is not None and (data.get("session_id") or "") != session_id:
+            return None  # before from_dict: building records is most of a session page's reading
         return InjectionRecord.from_dict(data)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
