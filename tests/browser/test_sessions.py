@@ -3,8 +3,11 @@ session was started in the project by the real hooks (session start, then one pr
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from tests._helpers import run_app
 from tests.browser._pages import diagnostic, heading, injected_names, text
 from tests.browser._store import PROJECT, PROMPT, SESSION_ID
 
@@ -40,3 +43,19 @@ def test_a_shown_memory_links_to_its_page(page, viewer):
     with page.expect_navigation():
         page.locator("main a", has_text=name).first.click()
     assert "/memories/" in page.url and heading(page) == name
+
+
+def test_a_session_started_while_the_viewer_runs_appears_on_a_reload(own_page, own_viewer):
+    store = own_viewer.store
+    own_page.goto(own_viewer.at("/sessions"))
+    assert "browser-session-2" not in text(own_page)
+
+    event = {"session_id": "browser-session-2", "transcript_path": "/dev/null", "cwd": str(store.project),
+             "hook_event_name": "SessionStart", "source": "startup"}
+    started = run_app("memory_apps.cli", ["hook", "session-start", "--global-store", store.store], store.home,
+                      stdin=json.dumps(event))
+    assert started.returncode == 0 and "additionalContext" in started.stdout, started.stderr
+    own_page.reload()
+
+    first = own_page.locator("main h2").first.inner_text()
+    assert "browser-session-2" in first, "the newest session comes first"
