@@ -16,8 +16,6 @@ from tests.browser._pages import VIEWPORT
 from tests.browser._store import ViewerStore, build
 from tests.browser._viewer import Viewer
 
-pytestmark = pytest.mark.slow
-
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu"]  # root in a container has no sandbox; headless needs no GPU
 WAIT_MS = 60_000
 """How long a page action or load may take before the test calls the viewer hung: far past a loaded machine."""
