@@ -4,12 +4,12 @@ PostgreSQL, against a target of 200 ms a page.
 Run from the repository root:
 
     .venv/bin/python -m benchmarks viewer [--entries 10000] [--rounds 15] [--backends sqlite,postgres]
-                                          [--smoke] [--out PATH]
+                                          [--review-timeout 600] [--smoke] [--out PATH]
 
 Each backend gets a store of the synthetic rows the other benchmarks use (with a spread of sources, projects,
 scopes and recall times), a `MemoryService` opened as `iflow-memory ui` opens it (tool "ui", keyword search:
 memory_embedding_provider none) and the viewer's app (`create_app`) served by uvicorn on 127.0.0.1, as
-`iflow-memory ui` serves it. An httpx client signs in with the launch token, then GETs each page over real HTTP,
+`iflow-memory ui` serves it, in a process of its own (benchmarks/viewer/measure.py). An httpx client signs in with the launch token, then GETs each page over real HTTP,
 in a rotating order, `--rounds` times after one warm-up: medians (and p95) of the whole request. A page whose
 first request took over ten times the target (2 s) is not asked again: that request is its one sample (n = 1). In the same run
 the floors: a bare Starlette page returning "ok" from the same uvicorn setup (the HTTP cost), and a `SELECT 1`
@@ -22,33 +22,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from benchmarks.common.paths import RESULTS, shown
+from benchmarks.common.paths import RESULTS, ROOT, SRC, shown
 from benchmarks.common.processes import log
 from benchmarks.common.stats import latency, median, verdict
 from benchmarks.common.tables import table
+from benchmarks.viewer.measure import REVIEW_PAGES
 
 TARGET_MS = 200.0
-PER_PAGE = 50  # the listing's default page size
 DATABASE_URL_ENV = "IFLOW_MEMORY_DATABASE_URL"
-
-
-def pages(entry_id: str, entries: int) -> dict[str, str]:
-    """The pages timed, by label: the issue's list, with one entry's page, the last page of the listing (the
-    deepest OFFSET) and the stale filter (which asks the review for its stale ids)."""
-    last = max(1, -(-entries // PER_PAGE))
-    return {"/memories": "/memories",
-            "/memories (filter)": "/memories?category=patterns&project=alpha&trusted=yes&sort=name",
-            "/memories (last page)": f"/memories?sort=-updated&page={last}",
-            "/memories?q=": "/memories?q=retry+parser+timeout",
-            "/memories/{id}": f"/memories/{entry_id}",
-            "/memories?stale=1": "/memories?stale=1",
-            "/review": "/review", "/sessions": "/sessions", "/overview": "/overview"}
 
 
 def parse_args(argv: Optional[Sequence[str]], prog: str) -> argparse.Namespace:
@@ -57,6 +45,8 @@ def parse_args(argv: Optional[Sequence[str]], prog: str) -> argparse.Namespace:
     parser.add_argument("--entries", type=int, default=10_000, help="entries in each store (default 10000)")
     parser.add_argument("--rounds", type=int, default=15, help="requests of each page (default 15)")
     parser.add_argument("--backends", default="sqlite,postgres", help="sqlite, postgres or both (default)")
+    parser.add_argument("--review-timeout", type=float, default=600.0,
+                        help="seconds a page that runs the whole review is given (default 600)")
     parser.add_argument("--smoke", action="store_true", help="a tiny run that only shows the benchmark works")
     parser.add_argument("--out", type=Path, default=RESULTS / "viewer.json", help="where the numbers go")
     args = parser.parse_args(argv)
@@ -68,14 +58,16 @@ def parse_args(argv: Optional[Sequence[str]], prog: str) -> argparse.Namespace:
     return args
 
 
-def measure_backend(backend: str, work: Path, entries: int, rounds: int) -> dict:
-    """Build the store, serve the viewer over it and time each page; the numbers of this backend."""
+def measure_backend(backend: str, work: Path, entries: int, rounds: int, review_timeout: float) -> dict:
+    """Build the store, then serve the viewer over it and time each page in a process of its own (ended once its
+    numbers are written, even while a review page still computes); the numbers of this backend."""
     from benchmarks.common.fixtures import make_project
     from benchmarks.viewer import stores
-    from benchmarks.viewer.serving import Served, bare_app, time_pages
 
     project = make_project(work / f"project-{backend}", {"embedding_provider": "none"})
     store_dir = work / f"store-{backend}"
+    out = work / f"{backend}.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(ROOT)])}
     server = None
     started = time.perf_counter()
     try:
@@ -85,52 +77,40 @@ def measure_backend(backend: str, work: Path, entries: int, rounds: int) -> dict
             server = PgServer()
             url = server.recreate("viewer_bench")
             built = stores.build_postgres(url, entries)
-            os.environ[DATABASE_URL_ENV] = url
+            env[DATABASE_URL_ENV] = url
         else:
             built = stores.build_sqlite(store_dir / "memory.db", entries)
         build_s = round(time.perf_counter() - started, 1)
         log(f"{backend}: {built} entries in {build_s} s; serving the viewer")
-        from memory_apps.service import MemoryService
-        from memory_core.entries.browsing import BrowseQuery
-
-        with MemoryService(global_store=str(store_dir), project_root=str(project), tool="ui",
-                           create=True) as service:
-            from memory_apps.web.app import create_app
-            from memory_apps.web.options import ViewerOptions
-
-            def viewer_app(port: int) -> tuple:
-                options = ViewerOptions(port=port, project_root=str(project))
-                return create_app(service, options), options.launch_url()
-
-            store = service.container.store()
-            entry_id = store.browse(BrowseQuery(per_page=1)).entries[0].id
-            with Served(viewer_app) as viewer, Served(lambda port: (bare_app(), None)) as bare:
-                timed = time_pages(viewer, bare, pages(entry_id, built), rounds, slow_ms=10 * TARGET_MS)
-            timed["select_1"] = _select_one(store, rounds * 10)
-        return {"entries": built, "build_s": build_s, **timed}
+        child = subprocess.Popen([sys.executable, "-m", "benchmarks.viewer.measure", str(store_dir), str(project),
+                                  str(built), str(rounds), str(review_timeout), str(out)], env=env, cwd=str(ROOT))
+        try:
+            child.wait(timeout=3600 + 2 * review_timeout)
+        except subprocess.TimeoutExpired:
+            log(f"{backend}: the measuring process is still running; ending it")
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        numbers = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"pages": {}}
+        for label, path in REVIEW_PAGES.items():
+            numbers["pages"].setdefault(label, {"path": path, "not_asked": "the server was still computing the "
+                                                "page before it"})
+        return {"entries": built, "build_s": build_s, **numbers}
     finally:
-        os.environ.pop(DATABASE_URL_ENV, None)
         if server is not None:
             server.stop()
-
-
-def _select_one(store, calls: int) -> dict:
-    """The store's round trip: `SELECT 1` on its connection (ms)."""
-    connection = store.connection
-    samples = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        connection.read("SELECT 1")
-        samples.append((time.perf_counter() - started) * 1000)
-    return latency(samples)
 
 
 def report(results: dict, args: argparse.Namespace, load: dict) -> dict:
     """The numbers as JSON data, with a verdict for each page."""
     for numbers in results.values():
-        numbers["verdict"] = {label: verdict(page["median_ms"], TARGET_MS) for label, page in numbers["pages"].items()}
+        numbers["verdict"] = {label: verdict(page["median_ms"], TARGET_MS) if "median_ms" in page else
+                              ("MISSES" if "timed_out_s" in page else "not measured")
+                              for label, page in numbers["pages"].items()}
     return {"entries": args.entries, "rounds": args.rounds, "target_ms": TARGET_MS,
-            "transport": "httpx over HTTP to uvicorn on 127.0.0.1 (in this process, its own thread)",
+            "review_timeout_s": args.review_timeout,
+            "transport": "httpx over HTTP to uvicorn on 127.0.0.1 (uvicorn in a thread of the measuring process)",
             "search": "keyword search (memory_embedding_provider: none)", "backends": results, "load": load}
 
 
@@ -139,21 +119,27 @@ def print_report(numbers: dict) -> None:
     print(f"{numbers['entries']} entries; each page requested {numbers['rounds']} times after a warm-up, "
           f"{numbers['transport']}; {numbers['search']}. Target: every page under {numbers['target_ms']:.0f} ms.\n")
     backends = numbers["backends"]
-    labels = list(next(iter(backends.values()))["pages"]) if backends else []
+    labels = list(dict.fromkeys(label for b in backends.values() for label in b["pages"]))
     headers = ["page"] + [f"{b} {k}" for b in backends for k in ("median ms", "p95 ms", "n")] + ["verdict"]
     rows = []
     for label in labels:
         cells = [label]
         for b in backends:
-            page = backends[b]["pages"][label]
-            cells += [page["median_ms"], page["p95_ms"], page["rounds"]]
-        cells.append(", ".join(f"{b}: {backends[b]['verdict'][label]}" for b in backends))
+            page = backends[b]["pages"].get(label, {})
+            if "median_ms" in page:
+                cells += [page["median_ms"], page["p95_ms"], page["rounds"]]
+            elif "timed_out_s" in page:
+                cells += [f"> {page['timed_out_s'] * 1000:.0f}", "", 1]
+            else:
+                cells += ["not asked", "", 0]
+        cells.append(", ".join(f"{b}: {backends[b]['verdict'].get(label, '')}" for b in backends))
         rows.append(cells)
     floors = [("bare Starlette page", "bare"), ("store SELECT 1", "select_1")]
     for name, key in floors:
         cells = [f"floor: {name}"]
         for b in backends:
-            cells += [backends[b][key]["median_ms"], backends[b][key]["p95_ms"], ""]
+            floor = backends[b].get(key, {})
+            cells += [floor.get("median_ms", ""), floor.get("p95_ms", ""), ""]
         rows.append(cells + [""])
     print(table(headers, rows, right=range(1, 1 + 3 * len(backends))))
     load = numbers["load"]
@@ -177,7 +163,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m benchmarks
         home.mkdir()
         os.environ["HOME"] = str(home)  # the service's own files (journal, caches) stay in the run's folder
         for backend in args.backends:
-            results[backend] = measure_backend(backend, Path(tmp), args.entries, args.rounds)
+            results[backend] = measure_backend(backend, Path(tmp), args.entries, args.rounds, args.review_timeout)
     from benchmarks.suite.machine import machine
 
     numbers = {"machine": machine(), **report(results, args, {

@@ -64,29 +64,17 @@ def bare_app():
     return Starlette(routes=[Route("/", ok)])
 
 
-def time_pages(viewer, bare, pages: dict[str, str], rounds: int, slow_ms: float) -> dict:
+def time_pages(viewer, bare, pages: dict[str, str], rounds: int) -> dict:
     """Each page GET `rounds` times after one warm-up, in a rotating order, with the bare page as a floor: the
-    latency of each (ms), its status and size. A page whose warm-up took over `slow_ms` is not asked again: its
-    first request is its one sample (at 10k entries one request of it can take minutes)."""
-    from benchmarks.common.processes import log
-
+    latency of each (ms), its status, size and first request."""
     labels = list(pages)
     samples: dict[str, list[float]] = {label: [] for label in labels}
     floor: list[float] = []
-    shapes: dict[str, dict] = {}
-    for label in labels:  # warm-up: templates compiled, the service's caches filled
-        started = time.perf_counter()
-        answer = viewer.get(pages[label])
-        first_ms = (time.perf_counter() - started) * 1000
-        shapes[label] = {"status": answer.status_code, "bytes": len(answer.content), "first_ms": round(first_ms, 1),
-                         "rounds": 0 if first_ms > slow_ms else rounds}
-        log(f"  {label}: {answer.status_code}, first request {first_ms:.0f} ms")
+    shapes = {label: once(viewer, pages[label]) for label in labels}  # warm-up: templates, the service's caches
     bare.get("/")
     for n in range(rounds):
         order = labels[n % len(labels):] + labels[:n % len(labels)]
         for label in order:
-            if len(samples[label]) >= shapes[label]["rounds"]:
-                continue
             started = time.perf_counter()
             answer = viewer.get(pages[label])
             samples[label].append((time.perf_counter() - started) * 1000)
@@ -95,8 +83,23 @@ def time_pages(viewer, bare, pages: dict[str, str], rounds: int, slow_ms: float)
         started = time.perf_counter()
         bare.get("/")
         floor.append((time.perf_counter() - started) * 1000)
-    for label in labels:
-        if not samples[label]:
-            samples[label], shapes[label]["rounds"] = [shapes[label]["first_ms"]], 1
-    return {"pages": {label: {**latency(samples[label]), "path": pages[label], **shapes[label]}
+    return {"pages": {label: {**latency(samples[label]), "path": pages[label], "rounds": rounds, **shapes[label]}
                       for label in labels}, "bare": latency(floor)}
+
+
+def once(client, path: str, timeout: Optional[float] = None) -> dict:
+    """One GET of `path`: its status, size and time (ms); `timed_out_s` instead when no answer came in
+    `timeout` seconds."""
+    import httpx
+
+    from benchmarks.common.processes import log
+
+    started = time.perf_counter()
+    try:
+        answer = client.get(path, timeout=timeout) if timeout else client.get(path)
+    except httpx.TimeoutException:
+        log(f"  {path}: no answer in {timeout:.0f} s")
+        return {"path": path, "timed_out_s": timeout}
+    ms = (time.perf_counter() - started) * 1000
+    log(f"  {path}: {answer.status_code}, {ms:.0f} ms")
+    return {"status": answer.status_code, "bytes": len(answer.content), "first_ms": round(ms, 1)}
