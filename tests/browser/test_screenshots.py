@@ -1,8 +1,12 @@
-"""Screenshots of each page on the real knowledge bank (README links them), taken at 1280x900 into
-docs/screenshots/<page>.png, overwritten per run. A page is photographed only once it shows what it should, and
+"""Screenshots of each page on the real knowledge bank (README links them), taken at 1280x900 as <page>.png into
+the folder IFLOW_MEMORY_SCREENSHOTS names (`docs/screenshots` refreshes the README's), else the test's temporary
+folder, so a test run leaves the tree as it was. A page is photographed only once it shows what it should, and
 the browser reported no error on it (a Content-Security-Policy refusal is one)."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +16,7 @@ from tests.conftest import PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
 
-SCREENSHOTS = PROJECT_ROOT / "docs" / "screenshots"
+SCREENSHOTS_VARIABLE = "IFLOW_MEMORY_SCREENSHOTS"
 
 
 def memories(page, viewer) -> None:
@@ -58,12 +62,15 @@ PAGES = {"memories": ("/memories", memories), "memory": (None, memory), "review"
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_each_page_is_photographed_once_it_shows_the_bank(page, viewer, name):
+def test_each_page_is_photographed_once_it_shows_the_bank(page, viewer, name, tmp_path):
     path, check = PAGES[name]
     page.goto(viewer.at(path or f"/memories/{viewer.store.ids['moved']}"))
     page.wait_for_load_state("load")
 
     check(page, viewer)
     assert page.problems == [], f"the browser reported errors on {name}: {page.problems}"
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    folder = Path(os.environ.get(SCREENSHOTS_VARIABLE) or tmp_path)
+    folder = folder if folder.is_absolute() else PROJECT_ROOT / folder
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"))
+    assert (folder / f"{name}.png").stat().st_size > 10_000, "a picture of a page, not an empty one"
