@@ -59,6 +59,9 @@ SECTIONS = {
     "anchors": ("benchmarks.anchors.main",
                 "the check of learnings against the code they cite in a session start at 10k entries citing 1,000 "
                 "files of a git repository, cold (no anchor cache) and warm, against the same store without anchors"),
+    "viewer": ("benchmarks.viewer.main",
+               "each page of the local web viewer (`iflow-memory ui`) at 10k entries on SQLite and PostgreSQL over "
+               "HTTP, against 200 ms a page and the floors of the same run (a bare Starlette page, SELECT 1)"),
     "postgres-build": ("benchmarks.postgres.build",
                        "build (or find) the PostgreSQL benchmark databases only, e.g. the 1M one (prints only)"),
 }

@@ -76,6 +76,15 @@ class LifecycleMethods:
             keep_snapshot(self.container)
             return edited
 
+    def hand_written_file(self, entry_id: str) -> Optional[str]:
+        """For a live entry imported from a knowledge bank written by hand (which `edit` refuses), the bank file
+        to edit instead; None for any other entry or an unknown id (a page shows this in place of its form)."""
+        with self._lock:
+            located = self.locate(entry_id)
+            if located is None or located.entry is None or located.entry.source != "import":
+                return None
+            return self.container.edit().bank_file(located.entry)
+
     def history(self, entry_id: str) -> list:
         """The history events (who, when, what) of an entry and of every older id it had, oldest first."""
         with self._lock:

@@ -61,6 +61,8 @@ def test_a_new_description_changes_the_database_and_the_markdown_and_keeps_the_c
     assert memory.locate(stored.entry_id).entry_id == edited.id, "the old id finds the edited entry"
     text = markdown(memory, "patterns")
     assert NEW in text and OLD not in text and SECRET not in text
+    bank = (Path(memory.project_root) / "docs" / "knowledge-bank" / "patterns.md").read_text(encoding="utf-8")
+    assert NEW in bank and OLD not in bank, "the block a tool wrote into the project's bank follows the edit"
     [event] = memory.history(stored.entry_id)
     assert (event.action, event.actor) == ("edited", f"{getpass.getuser()} via library")
     assert (event.detail["old_id"], event.detail["new_id"], event.detail["old_description"]) == (
@@ -98,12 +100,15 @@ def test_references_the_edit_adds_are_anchored_and_removed_ones_dropped(memory):
 
 
 def test_changing_nothing_is_no_edit(memory):
-    stored = memory.remember("Quote CSV fields", OLD)
+    stored = memory.remember("Quote CSV fields", OLD, keywords=["csv", "quoting"], references=["src/export.py"])
+    entry = memory.get(stored.entry_id)
+    every_field = {f: getattr(entry, f) for f in ("name", "reasoning", "category", "references", "keywords",
+                                                   "confidence")}  # a form sends every field back
 
-    edited = memory.edit(stored.entry_id, name="Quote CSV fields", description=OLD + "  ")
+    edited = memory.edit(stored.entry_id, description=OLD + "  ", **every_field)
 
     assert edited.changed == () and edited.id == stored.entry_id
-    assert memory.history(stored.entry_id) == []
+    assert memory.history(stored.entry_id) == [] and memory.get(stored.entry_id) == entry
 
 
 def test_refusals_unknown_ids_and_bad_input(memory):
@@ -143,7 +148,9 @@ def test_an_entry_of_a_hand_written_bank_is_not_edited_and_the_bank_file_is_name
     with pytest.raises(HandWritten) as refused:
         memory.edit(entry_id, description=NEW)
 
-    assert refused.value.bank_file == str(bank / "patterns.md")
+    assert refused.value.bank_file == str(bank / "patterns.md") == memory.hand_written_file(entry_id[:6])
+    written = memory.remember("Another", "Another learning.")
+    assert memory.hand_written_file(written.entry_id) is None and memory.hand_written_file("0123456789abcdef") is None
     assert str(bank / "patterns.md") in refused.value.message and "next import" in refused.value.message
     assert memory.get(entry_id).description == OLD and memory.history(entry_id) == []
     assert (bank / "patterns.md").read_text(encoding="utf-8").count(OLD) == 1

@@ -25,7 +25,7 @@ CITED = "src/ingest/csv_reader.py"
 def world(tmp_path):
     """The demo project, its bank imported into a store, plus one learning citing CITED."""
     home, project, store = tmp_path / "home", tmp_path / "demo-project", tmp_path / "store"
-    home.mkdir()
+    home.mkdir(exist_ok=True)  # isolated_home's, when a test asks for it too
     shutil.copytree(DEMO_PROJECT, project)
     cite = {"name": "Never split CSV rows by hand",
             "description": "Quoted fields hold commas and line breaks: read rows with the csv module.",
@@ -116,3 +116,17 @@ def test_inject_is_recorded_without_a_session(world):
     assert (record.hook, record.session_id, record.project) == ("inject", "", "demo-project")
     assert record.diagnostic and record.diagnostic in done.stdout
     assert record.shown and all(m.name in done.stdout for m in record.shown)
+
+
+def test_the_viewers_service_reads_what_the_hooks_journaled(isolated_home, world):
+    from memory_apps.service import MemoryService
+
+    home, project, store = world
+    run_hook(world, "pre-tool-use", {"hook_event_name": "PreToolUse", "tool_name": "Read",
+                                     "tool_input": {"file_path": CITED}}, session="sess-9")
+    service = MemoryService(global_store=str(store), project_root=str(project), tool="ui")
+    try:
+        [record] = service.injections(session_id="sess-9")
+    finally:
+        service.close()
+    assert record.hook == "file" and [m.name for m in record.shown] == ["Never split CSV rows by hand"]

@@ -227,3 +227,21 @@ def test_a_rebuild_retires_again_what_an_old_snapshot_still_holds_live():
     assert store.get(lost) is None and store.retired(lost).reason == "stale"
     assert store.get(rewritten) is not None, "written again after its retirement: the live entry wins"
     assert store.applied == (retirements, kept, {}, [])
+
+
+def test_a_block_an_edit_moved_to_another_category_leaves_the_old_categorys_file():
+    store, audit, reconcile = _wired()
+    clock = FakeClock()
+    entry_id = store.upsert(_draft("Moved to the heuristics by a person's edit."), clock.now()).entry_id
+    reconcile.run()
+    old = store.entries[entry_id]
+    store.entries[entry_id] = old.with_changes(category="heuristics")
+    store._queue(old, "record")  # as the SQL stores queue a person's edit that kept the id: under the old category
+
+    report = reconcile.run()
+
+    assert report.done == 1 and audit.withdrawn == [entry_id] and audit.from_bank == [entry_id]
+    assert audit.files["/work/app"][entry_id].category == "heuristics", "then written under its new category"
+    store._queue(store.entries[entry_id], "record")
+    reconcile.run()
+    assert audit.withdrawn == [entry_id], "a write in the same category withdraws nothing"

@@ -16,8 +16,9 @@ BLOCK_ROWS = 1024
 
 def nearest_neighbours(rows: Iterable[tuple[str, bytes]], min_cosine: float,
                        per_entry: int) -> dict[str, dict[str, float]]:
-    """{id: {other id: cosine}} for every vector's `per_entry` closest others at or above `min_cosine` (rows of
-    another length than the first, from a half-finished re-embed, are left out)."""
+    """{id: {other id: cosine}} for every vector's `per_entry` closest others at or above `min_cosine` (an empty
+    dict for a vector with none: it was compared; rows of another length than the first, from a half-finished
+    re-embed, are left out)."""
     ids: list[str] = []
     data: list[bytes] = []
     for entry_id, blob in rows:
@@ -26,7 +27,7 @@ def nearest_neighbours(rows: Iterable[tuple[str, bytes]], min_cosine: float,
         ids.append(entry_id)
         data.append(bytes(blob))
     if len(ids) < 2:
-        return {}
+        return {entry_id: {} for entry_id in ids}
     matrix = unit_rows(np.frombuffer(b"".join(data), dtype="<f4").reshape(len(ids), len(data[0]) //
                                                                           BYTES_PER_DIMENSION))
     found: dict[str, dict[str, float]] = {}
@@ -37,7 +38,5 @@ def nearest_neighbours(rows: Iterable[tuple[str, bytes]], min_cosine: float,
             scores[row] = -1.0  # not its own neighbour
             take = min(per_entry, len(ids) - 1)
             best = np.argpartition(-scores, take - 1)[:take]
-            close = {ids[i]: float(scores[i]) for i in best if scores[i] >= min_cosine}
-            if close:
-                found[ids[row]] = close
+            found[ids[row]] = {ids[i]: float(scores[i]) for i in best if scores[i] >= min_cosine}
     return found

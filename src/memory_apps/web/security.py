@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl, urlencode
 from memory_apps.web.options import ViewerOptions
 
 COOKIE = "iflow_memory_ui"
+"""The cookie's name, followed by the port: cookies do not tell ports apart, and two viewers must not evict each
+other's."""
 MAX_FORM_BYTES = 256 * 1024  # a memory's fields are a few KB; anything larger is not one of our forms
 SAFETY_HEADERS = (
     (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -73,7 +75,7 @@ class Guard:
         if token is not None and scope["method"] in ("GET", "HEAD"):
             await self._accept_token(scope, send, token, query)
             return
-        if not same(_cookie(headers), self.options.token):
+        if not same(_cookie(headers, self.options.port), self.options.token):
             await _respond(send, 403, NO_COOKIE_PAGE, "text/html; charset=utf-8")
             return
         if scope["method"] in ("GET", "HEAD"):
@@ -101,7 +103,7 @@ class Guard:
             return
         rest = urlencode([(k, v) for k, v in query if k != "token"])
         location = (scope.get("root_path", "") + scope["path"]) + (f"?{rest}" if rest else "")
-        cookie = f"{COOKIE}={self.options.token}; HttpOnly; SameSite=Strict; Path=/"
+        cookie = f"{COOKIE}_{self.options.port}={self.options.token}; HttpOnly; SameSite=Strict; Path=/"
         await _respond(send, 303, "", extra=((b"location", location.encode("latin-1", "replace")),
                                              (b"set-cookie", cookie.encode())))
 
@@ -126,13 +128,13 @@ def _headers(scope: Scope) -> dict[str, str]:
     return found
 
 
-def _cookie(headers: dict[str, str]) -> Optional[str]:
+def _cookie(headers: dict[str, str], port: int) -> Optional[str]:
     jar = SimpleCookie()
     try:
         jar.load(headers.get("cookie", ""))
     except Exception:  # a malformed Cookie header is a missing cookie, not a crash
         return None
-    morsel = jar.get(COOKIE)
+    morsel = jar.get(f"{COOKIE}_{port}")
     return morsel.value if morsel is not None else None
 
 

@@ -38,3 +38,14 @@ def test_a_linked_store_directory_is_left_alone(tmp_path):
 
     assert make_store_private(str(link)) is None
     assert _mode(real) == 0o755
+
+
+def test_an_upgraders_injection_journal_is_made_private_too(tmp_path):
+    store = tmp_path / "G"
+    journal = store / "journal"
+    journal.mkdir(parents=True)
+    (journal / "20261128T000000000000Z-0a0b.json").write_text("{}", encoding="utf-8")
+    for path, mode in ((journal / "20261128T000000000000Z-0a0b.json", 0o644), (journal, 0o755), (store, 0o755)):
+        path.chmod(mode)
+    assert make_store_private(str(store))
+    assert (_mode(journal), _mode(journal / "20261128T000000000000Z-0a0b.json")) == (0o700, 0o600)

@@ -30,7 +30,7 @@ def test_the_token_sets_a_strict_http_only_cookie_and_redirects_without_it(servi
     assert opened.status_code == 303
     assert opened.headers["location"] == "/memories?q=csv&page=2", "the token leaves the address bar"
     cookie = opened.headers["set-cookie"]
-    assert cookie.startswith("iflow_memory_ui=") and viewer.options.token in cookie
+    assert cookie.startswith(f"iflow_memory_ui_{PORT}=") and viewer.options.token in cookie
     assert all(part in cookie for part in ("HttpOnly", "SameSite=Strict", "Path=/"))
     assert viewer.client.get("/memories").status_code == 200, "the cookie lets the browser in from now on"
 
@@ -106,3 +106,12 @@ def test_a_failing_page_answers_500_with_the_safety_headers_and_no_trace(viewer,
     failed = viewer.client.get("/memories?stale=1")
     assert failed.status_code == 500 and "secret internals" not in failed.text
     assert failed.headers["content-security-policy"] == CSP and failed.headers["cache-control"] == "no-store"
+
+
+def test_a_second_viewer_on_another_port_keeps_its_own_cookie(service):
+    viewer = make_viewer(service)
+    viewer.client.cookies.set(f"iflow_memory_ui_{PORT + 1}", "the-other-viewers-token", domain="127.0.0.1")
+    assert viewer.client.get("/memories").status_code == 200, "the other viewer's cookie did not replace this one"
+    viewer.client.cookies.clear()
+    viewer.client.cookies.set(f"iflow_memory_ui_{PORT + 1}", viewer.options.token, domain="127.0.0.1")
+    assert viewer.client.get("/memories").status_code == 403, "only this port's cookie counts"

@@ -107,6 +107,14 @@ _LIFECYCLE = [
     "id TEXT NOT NULL, PRIMARY KEY (bank, category, name))",
 ]
 
+# Issue 25 / ADR 27, as SQLite's migration 13: the viewer's pages and tallies scan a covering index (an index-only
+# scan) instead of rows that carry their vectors and search vectors; the name order is read straight from an index.
+_BROWSE_INDEXES = [
+    "CREATE INDEX IF NOT EXISTS idx_entries_browse ON entries (category, source, source_project, scope, created_at, "
+    "updated_at, recall_count, last_recalled_at, observation_count, id) INCLUDE (name)",
+    'CREATE INDEX IF NOT EXISTS idx_entries_name ON entries ((lower(name) COLLATE "C"), id)',
+]
+
 MIGRATIONS: dict[int, tuple[str, list[str]]] = {
     1: ("initial schema (SQLite's at migration 10, with source_user and full-text search)", _INITIAL),
     2: ("indexes for the prominent candidates of a session start", _PROMINENCE_INDEXES),
@@ -114,6 +122,7 @@ MIGRATIONS: dict[int, tuple[str, list[str]]] = {
     4: ("scope by authorship: stored entries universal, banks re-decided at their next import",
         _SCOPE_BY_AUTHORSHIP),
     5: ("anchors, retired entries, aliases of edited ids, their history, and what each bank held", _LIFECYCLE),
+    6: ("covering indexes for the viewer's pages and counts", _BROWSE_INDEXES),
 }
 LATEST_VERSION = max(MIGRATIONS)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from datetime import date
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Union
 
 from memory_adapters.store.sql.connection import SqlConnection
 from memory_adapters.store.sql.dialect import SqlDialect
@@ -17,14 +17,14 @@ from memory_core.entries.records import Entry
 class BrowseSpelling(NamedTuple):
     """What the two stores spell differently in these queries."""
 
-    day: str  # the UTC day of created_at as 'YYYY-MM-DD' text
+    day: str  # the UTC day of created_at: 'YYYY-MM-DD' text or a date
     id_list: str  # a subquery yielding the ids of one JSON-array parameter (any length, never SQL-built)
     text_order: str  # appended to a text sort key so both stores order bytes alike ('' or ' COLLATE "C"')
 
 
 SQLITE_SPELLING = BrowseSpelling(day="substr(created_at, 1, 10)", id_list="SELECT value FROM json_each(?)",
                                  text_order="")
-POSTGRES_SPELLING = BrowseSpelling(day="to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+POSTGRES_SPELLING = BrowseSpelling(day="CAST(created_at AT TIME ZONE 'UTC' AS date)",
                                    id_list="SELECT jsonb_array_elements_text(%s::jsonb)",
                                    text_order=' COLLATE "C"')
 
@@ -68,29 +68,30 @@ class SqlEntryBrowsing:
         """Counts by category, project and source, entries added per UTC day, recalled or not, and the `top` most
         recalled and oldest never-shown entries."""
         tallies = Tallies()
-        # One scan; grouping by the plain columns in the browse index's order lets SQLite walk that index.
+        # Two scans of the browse index: the day is counted apart, or the groups would multiply by the days.
         rows = self._connection.read(
-            f"SELECT category, source, source_project, {self._spelling.day}, "
-            f"SUM(CASE WHEN {_RECALLS} > 0 THEN 1 ELSE 0 END), COUNT(*) FROM entries "
-            f"GROUP BY category, source, source_project, {self._spelling.day}")
+            f"SELECT category, source, source_project, SUM(CASE WHEN {_RECALLS} > 0 THEN 1 ELSE 0 END), COUNT(*) "
+            "FROM entries GROUP BY category, source, source_project")
         by_category: Counter = Counter()
         by_project: Counter = Counter()
         by_source: Counter = Counter()
-        per_day: Counter = Counter()
-        for category, source, project, day, recalled, count in rows:
+        for category, source, project, recalled, count in rows:
             count, recalled = int(count), int(recalled)
             tallies.total += count
             by_category[category] += count
             by_project[project or ""] += count
             by_source[source] += count
-            when = _day(day)
-            if when is not None:
-                per_day[when] += count
             tallies.recalled += recalled
             tallies.never_recalled += count - recalled
         tallies.by_category = dict(by_category.most_common())
         tallies.by_project = dict(by_project.most_common())
         tallies.by_source = dict(by_source.most_common())
+        day = self._spelling.day
+        per_day: Counter = Counter()
+        for value, count in self._connection.read(f"SELECT {day}, COUNT(*) FROM entries GROUP BY {day}"):
+            when = _day(value)
+            if when is not None:
+                per_day[when] += int(count)
         tallies.added_per_day = dict(sorted(per_day.items()))
         mark = self._dialect.mark
         tallies.most_recalled = self._entries_in_order([row[0] for row in self._connection.read(
@@ -138,8 +139,10 @@ class SqlEntryBrowsing:
         return page
 
 
-def _day(text: Optional[str]) -> Optional[date]:
+def _day(value: Union[str, date, None]) -> Optional[date]:
+    if isinstance(value, date) or value is None:
+        return value
     try:
-        return date.fromisoformat(text) if text else None
+        return date.fromisoformat(value)
     except ValueError:  # a hand-edited date the row reader would also refuse
         return None

@@ -116,7 +116,7 @@ def _own_copy(entry: Entry) -> Entry:
 
 
 _KEPT = _KeptEntries(1024)  # ~2 MB at most
-_SCALARS = {str, int, float, bytes, type(None)}
+_SCALARS = {str, int, bool, float, bytes, type(None)}  # bool: PostgreSQL's `embedding IS NOT NULL`
 
 
 def row_entry(row: tuple) -> Optional[Entry]:

@@ -215,10 +215,11 @@ def migration_12_lifecycle(conn: sqlite3.Connection, fts5: bool) -> None:
 
 
 def migration_13_browse_index(conn: sqlite3.Connection, fts5: bool) -> None:
-    """A covering index of the columns the viewer filters, sorts and counts by: a page or the overview's tallies
-    at 10k entries scans it (a few hundred kB) instead of rows that carry their vectors."""
+    """A covering index of the columns the viewer filters, sorts and counts by (a page or the overview's tallies
+    at 10k entries scans it, a few hundred kB, instead of rows that carry their vectors), and the name order."""
     conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_browse ON entries(category, source, source_project, scope, "
                  "created_at, updated_at, recall_count, last_recalled_at, observation_count, id, name)")
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_entries_name ON entries(lower(name), id)")
 
 
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, bool], None]] = {

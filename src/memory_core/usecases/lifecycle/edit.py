@@ -86,7 +86,7 @@ class EditEntry:
             raise InvalidEntry("id", f"{retired_words(retired)}: restore it first (`iflow-memory restore "
                                      f"{current}`), then edit it")
         if from_users_bank(entry):
-            raise HandWritten(entry, self._bank_file(entry))
+            raise HandWritten(entry, self.bank_file(entry))
         draft = self._draft(entry, changes)
         changed = tuple(f for f in EDITABLE if _value(draft, f) != _value(entry, f))
         if not changed:
@@ -114,7 +114,8 @@ class EditEntry:
             draft = EntryDraft.model_validate(fields)
         except ValidationError as exc:
             raise plain_error(exc) from exc
-        if changes.get("keywords") is not None:  # a person's labels, cleaned as a writer's are
+        if changes.get("keywords") is not None and list(draft.keywords) != list(entry.keywords):
+            # A person's labels, cleaned as a writer's are (a form that sends the stored ones back changes none).
             draft = draft.model_copy(update={"keywords": clean_keywords(draft.keywords)})
         return draft
 
@@ -143,8 +144,9 @@ class EditEntry:
         fresh = tuple(self._anchoring(added)) if added and self._anchoring is not None else ()
         return kept + fresh
 
-    def _bank_file(self, entry: Entry) -> str:
-        """The bank file whose last import held the entry: a path when its project's root is known."""
+    def bank_file(self, entry: Entry) -> str:
+        """The hand-written bank file whose last import held the entry (the file to edit instead): a path when its
+        project's root is known."""
         for key in recorded_banks(self._store):
             if entry.id not in self._lifecycle.bank_blocks(key).values():
                 continue

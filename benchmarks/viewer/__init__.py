@@ -1,0 +1,1 @@
+"""`python -m benchmarks viewer`: the local web viewer's pages at 10k entries, on SQLite and on PostgreSQL."""

@@ -1,0 +1,86 @@
+"""One backend's measurement, run as its own process by `benchmarks.viewer.main` (so a page that computes for
+minutes can be left behind: the process is ended once its numbers are written).
+
+    python -m benchmarks.viewer.measure STORE_DIR PROJECT ENTRIES ROUNDS REVIEW_TIMEOUT_S OUT_JSON
+
+The store is already built (a SQLite store in STORE_DIR, or PostgreSQL named by IFLOW_MEMORY_DATABASE_URL). The
+quick pages are timed first, `ROUNDS` times each; then each page that runs the whole review, once, given
+REVIEW_TIMEOUT_S seconds; the numbers are written to OUT_JSON after each step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.common.stats import latency
+
+PER_PAGE = 50  # the listing's default page size
+
+
+def quick_pages(entry_id: str, entries: int) -> dict[str, str]:
+    """The pages answered from the store's own paging and counts (and the search), by label."""
+    last = max(1, -(-entries // PER_PAGE))
+    return {"/memories": "/memories",
+            "/memories (filter)": "/memories?category=patterns&project=alpha&trusted=yes&sort=name",
+            "/memories (last page)": f"/memories?sort=-updated&page={last}",
+            "/memories?q=": "/memories?q=retry+parser+timeout",
+            "/memories/{id}": f"/memories/{entry_id}",
+            "/sessions": "/sessions", "/overview": "/overview"}
+
+
+REVIEW_PAGES = {"/review": "/review", "/memories?stale=1": "/memories?stale=1"}
+"""Pages that run the whole review (stale citations, near-duplicate pairs, superseded) on each request."""
+
+
+def select_one(store, calls: int) -> dict:
+    """The store's round trip: `SELECT 1` on its connection (ms)."""
+    samples = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        store.connection.read("SELECT 1")
+        samples.append((time.perf_counter() - started) * 1000)
+    return latency(samples)
+
+
+def measure(store_dir: str, project: str, entries: int, rounds: int, review_timeout: float, out: Path) -> None:
+    from benchmarks.viewer.serving import Served, bare_app, once, time_pages
+    from memory_apps.service import MemoryService
+    from memory_apps.web.app import create_app
+    from memory_apps.web.options import ViewerOptions
+    from memory_core.entries.browsing import BrowseQuery
+
+    def write(numbers: dict) -> None:
+        out.write_text(json.dumps(numbers, indent=2) + "\n", encoding="utf-8")
+
+    service = MemoryService(global_store=store_dir, project_root=project, tool="ui", create=True)
+    store = service.container.store()
+
+    def viewer_app(port: int) -> tuple:
+        options = ViewerOptions(port=port, project_root=project)
+        return create_app(service, options), options.launch_url()
+
+    entry_id = store.browse(BrowseQuery(per_page=1)).entries[0].id
+    with Served(viewer_app) as viewer, Served(lambda port: (bare_app(), None)) as bare:
+        numbers = time_pages(viewer, bare, quick_pages(entry_id, entries), rounds)
+        numbers["select_1"] = select_one(store, rounds * 10)
+        write(numbers)
+        for label, path in REVIEW_PAGES.items():
+            numbers["pages"][label] = {**once(viewer, path, review_timeout), "path": path, "rounds": 1}
+            first = numbers["pages"][label].get("first_ms")
+            if first is not None:
+                numbers["pages"][label].update(latency([first]))
+            write(numbers)
+            if first is None:
+                break  # the server still computes that page (holding the service's lock): the rest would wait
+        numbers["complete"] = True
+        write(numbers)
+    os._exit(0)  # a review left computing in the server's thread is abandoned with the process
+
+
+if __name__ == "__main__":
+    store_dir, project, entries, rounds, timeout, out = sys.argv[1:7]
+    measure(store_dir, project, int(entries), int(rounds), float(timeout), Path(out))
