@@ -91,3 +91,37 @@ def test_sessions_read_the_journal_the_hooks_write(service):
     assert "how do I quote &lt;b&gt;fields&lt;/b&gt;" in html and "0.90" in html
     assert 'data-session="session-1"' in viewer.client.get("/sessions?session=session-1").text
     assert "No injections recorded for this session." in viewer.client.get("/sessions?session=other").text
+
+
+def test_a_big_store_review_in_progress_holds_no_page_and_every_action_asks_for_a_new_one(git_service, monkeypatch):
+    import threading
+
+    from memory_apps.service import MemoryService
+    from memory_apps.web.pages import review
+
+    monkeypatch.setattr(review, "SYNC_LIMIT", 0)  # any store is "big": the review runs in the background
+    viewer = make_viewer(git_service)
+    kept = viewer.remember("Export rows as given", "Export rows in the order the caller gives them.")
+    started, finish, reviewers = threading.Event(), threading.Event(), []
+    real_review = MemoryService.review
+
+    def slow_review(service):
+        reviewers.append(service)
+        started.set()
+        assert finish.wait(60)
+        return real_review(service)
+
+    monkeypatch.setattr(MemoryService, "review", slow_review)
+    assert 'id="pending"' in viewer.client.get("/review").text
+    assert started.wait(60)
+    # the review is still running: the other pages answer all the same, from the pages' own service
+    assert viewer.client.get("/memories").status_code == 200
+    assert viewer.client.get(f"/memories/{kept}").status_code == 200
+    assert reviewers and all(r is not git_service for r in reviewers), "the review runs on a service of its own"
+    finish.set()
+    keeper = viewer.client.app.state.review_keeper
+    first = keeper.get(60).kept
+    assert first is not None
+
+    followed(viewer, viewer.post(f"/memories/{kept}/retire", {"reason": "no longer true"}))
+    assert keeper.get(60).kept.generation > first.generation, "the retire asked for a newer review"

@@ -8,6 +8,7 @@ from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
 from memory_apps.web.pages.memory import missing, show
+from memory_apps.web.pages.review import review_changed
 from memory_apps.web.rendering import keep_flash
 from memory_core.errors import InvalidEntry
 from memory_core.safety.inert import one_line
@@ -55,6 +56,7 @@ async def action(request):
         kept = {k: form.get(k, "") for k in LEARNING_FIELDS} if name in ("edit", "supersede") else None
         return show(request, service.locate(located.entry_id) or located, flash=f"{name} failed: {message}",
                     flash_error=True, status_code=400, form=kept)
+    review_changed(request.app)
     if name != "supersede":  # a superseded memory's page shows the new one; the others go back where asked
         target = back_to(form.get("next"), target)
     return RedirectResponse(f"{target}?flash={keep_flash(request, message)}", status_code=303)

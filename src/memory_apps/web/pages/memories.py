@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
+from memory_apps.web.pages.review import ReviewPending, stale_ids
 from memory_apps.web.rendering import render
 from memory_apps.web.views.listing import ListingRequest, listing, page_of, parse_listing, row
 from memory_core.entries.browsing import InvalidBrowse
@@ -23,15 +25,21 @@ async def memories_page(request):
         return _page(request, ListingRequest(), None, flash=str(exc), flash_error=True, status_code=400)
     service = request.app.state.service
     try:
+        # a big store's first review may take seconds: waited for off the event loop
+        stale = await run_in_threadpool(stale_ids, request.app) if wanted.stale else None
         if wanted.q:
-            view = _searched(service, wanted)
+            view = _searched(service, wanted, stale)
         elif wanted.retired:
-            view = _retired(service, wanted)
+            view = _retired(service, wanted, stale)
         else:
-            view = _browsed(service, wanted)
+            view = _browsed(service, wanted, stale)
     except (InvalidEntry, InvalidBrowse) as exc:
         message = f"{exc.field}: {exc.message}" if isinstance(exc, InvalidEntry) else str(exc)
         return _page(request, wanted, None, flash=message, flash_error=True, status_code=400)
+    except ReviewPending as exc:
+        response = _page(request, wanted, None, flash=str(exc), flash_error=True, status_code=503)
+        response.headers["Refresh"] = "3"
+        return response
     return _page(request, wanted, view)
 
 
@@ -40,22 +48,18 @@ def _page(request, wanted: ListingRequest, view, flash=None, flash_error=False, 
                   wanted=wanted, view=view, categories=CATEGORIES, sources=SOURCES)
 
 
-def _stale_ids(service, wanted: ListingRequest):
-    return tuple(s.entry.id for s in service.review().stale) if wanted.stale else None
-
-
-def _searched(service, wanted: ListingRequest):
+def _searched(service, wanted: ListingRequest, stale):
     # The search ranks; the other filters then narrow its good matches (category goes into the search itself).
     found = service.search(wanted.q, SEARCH_LIMIT, wanted.category, include_weak=False)
     relevance = {r.entry.id: r.relevance for r in found.selected}
-    query = wanted.browse_query(_stale_ids(service, wanted))
+    query = wanted.browse_query(stale)
     page = page_of([r.entry for r in found.selected], query, keep_order=not wanted.sort)
     return listing(wanted, page, [row(e, relevance.get(e.id)) for e in page.entries], "search")
 
 
-def _retired(service, wanted: ListingRequest):
+def _retired(service, wanted: ListingRequest, stale):
     retired = {r.entry.id: r for r in service.retired_entries()}  # newest first
-    query = wanted.browse_query(_stale_ids(service, wanted))
+    query = wanted.browse_query(stale)
     page = page_of([r.entry for r in retired.values()], query, keep_order=not wanted.sort)
     rows = [row(e, retired=_retired_note(retired[e.id])) for e in page.entries]
     return listing(wanted, page, rows, "retired")
@@ -68,8 +72,8 @@ def _retired_note(retired) -> str:
     return f"{when}: {retired.reason}" if retired.reason else when
 
 
-def _browsed(service, wanted: ListingRequest):
-    query = wanted.browse_query(_stale_ids(service, wanted))
+def _browsed(service, wanted: ListingRequest, stale):
+    query = wanted.browse_query(stale)
     page = service.container.store().browse(query)  # filters, order and paging in SQL (EntryBrowser)
     return listing(wanted, page, [row(e) for e in page.entries], "browse")
 
