@@ -16,7 +16,7 @@ from memory_apps.web.app import create_app  # noqa: E402
 from memory_apps.web.options import ViewerOptions  # noqa: E402
 from memory_core.entries.browsing import Tallies  # noqa: E402
 from memory_core.usecases.lifecycle.review import ReviewQueues  # noqa: E402
-from tests.apps.web._insight_data import HOSTILE_IMG, HOSTILE_SCRIPT, queues, records, tallies  # noqa: E402
+from tests.apps.web._insight_data import queues, records, tallies  # noqa: E402
 
 PORT = 8765
 
