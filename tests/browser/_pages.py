@@ -60,3 +60,11 @@ def diagnostic(block: str) -> str:
     """The block's diagnostic line without its markdown emphasis (`Memory: 20 entries from ...`)."""
     line = next(ln for ln in block.splitlines() if ln.startswith("*Memory:"))
     return line.strip("*")
+
+
+def open_launch_url(page, url: str):
+    """Open the printed URL as a user does: its landing page sets the cookie and refreshes to the address without
+    the token; the response of the page it lands on."""
+    with page.expect_navigation(url=lambda address: "token=" not in address) as landed:
+        page.goto(url)
+    return landed.value

@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from tests.browser._pages import VIEWPORT
+from tests.browser._pages import VIEWPORT, open_launch_url
 from tests.browser._store import ViewerStore, build
 from tests.browser._viewer import Viewer
 
@@ -124,7 +124,7 @@ def signed_in(context, running: Viewer):
     """A page that opened the printed URL (token → cookie → the URL without the token); its problems."""
     page = context.new_page()
     problems = _watched(page)
-    response = page.goto(running.url)
+    response = open_launch_url(page, running.url)
     assert response is not None and response.ok, f"the printed URL answered {response and response.status}"
     assert "token" not in page.url, "the token leaves the address bar once the cookie carries it"
     page.problems = problems

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser._pages import heading, ids_by_name, listed, path, submit, text
+from tests.browser._pages import heading, ids_by_name, listed, open_launch_url, path, submit, text
 from tests.browser._store import BANK_PROJECT, STALE, WRITTEN
 
 pytestmark = pytest.mark.slow
@@ -91,7 +91,7 @@ def test_a_memory_opens_by_a_unique_prefix_of_its_id(page, viewer):
 
 def test_the_printed_url_leaves_a_cookie_and_later_pages_need_no_token(chromium, context, viewer):
     page = context.new_page()
-    page.goto(viewer.url)
+    open_launch_url(page, viewer.url)
 
     assert page.url == viewer.at("/memories"), "the token is gone from the address; / is the listing"
     [cookie] = context.cookies(viewer.base)
@@ -109,3 +109,18 @@ def test_the_printed_url_leaves_a_cookie_and_later_pages_need_no_token(chromium,
         assert "printed" in other.locator("h1").inner_text(), "it is told to open the printed URL"
     finally:
         stranger.close()
+
+
+def test_the_launch_file_the_browser_is_given_signs_it_in(chromium, context, viewer, tmp_path, monkeypatch):
+    # `ui` gives the browser a private file that refreshes to the printed URL (the token stays out of its command
+    # line): a navigation another site started, on which a SameSite=Strict cookie would not be sent by a redirect.
+    from pathlib import Path
+
+    from memory_apps.web.server import launch_file
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    page = context.new_page()
+    with page.expect_navigation(url=viewer.at("/memories")) as landed:
+        page.goto(Path(launch_file(viewer.url)).as_uri())
+
+    assert landed.value.ok and heading(page) == "Memories" and len(listed(page)) > 0

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.browser._pages import heading, listed, text
+from tests.browser._pages import heading, listed, open_launch_url, text
 from tests.browser._viewer import Viewer
 
 pytestmark = pytest.mark.slow
@@ -41,7 +41,7 @@ def test_a_read_only_viewer_offers_no_change(chromium, context, built_store, tmp
     running = Viewer(built_store.copy(tmp_path / "copy"), tmp_path / "ui.log", "--read-only")
     try:
         page = context.new_page()
-        page.goto(running.url)
+        open_launch_url(page, running.url)
         assert "read-only" in page.locator("header").inner_text()
         for path in (f"/memories/{built_store.ids['changed']}", "/review"):
             page.goto(running.at(path))

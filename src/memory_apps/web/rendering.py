@@ -4,6 +4,7 @@ which escapes every argument."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from collections import OrderedDict
@@ -30,9 +31,29 @@ def reference_html(reference: str) -> Markup:
         parts = urlsplit(text)
     except ValueError:
         parts = None
-    if parts is not None and parts.scheme.lower() in LINK_SCHEMES and parts.netloc and " " not in text:
+    if parts is not None and parts.scheme.lower() in LINK_SCHEMES and parts.netloc and " " not in text \
+            and _public_host(parts):
         return Markup('<a href="{0}" rel="noopener noreferrer">{0}</a>').format(text)
     return Markup("<span>{}</span>").format(text)
+
+
+def _public_host(parts) -> bool:
+    """Whether a URL may be a live link: no user part (`http://trusted.example@evil/` reads as the wrong host)
+    and a host off this machine and its network (the browser would send a local server the viewer's cookie,
+    which cookies share across ports)."""
+    if "@" in parts.netloc:
+        return False
+    try:
+        host = (parts.hostname or "").rstrip(".").lower()
+    except ValueError:
+        return False
+    if not host or host == "localhost" or host.endswith(".localhost"):
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return "." in host  # a name, not a bare word the browser would resolve locally
+    return address.is_global
 
 
 def _environment() -> Environment:

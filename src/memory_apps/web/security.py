@@ -6,10 +6,11 @@ A pure ASGI middleware, so nothing behind it (a page, static files, an error pag
 from __future__ import annotations
 
 import hmac
+import html
 import logging
 from http.cookies import SimpleCookie
 from typing import Awaitable, Callable, Optional
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from memory_apps.web.options import ViewerOptions
 
@@ -31,6 +32,9 @@ NO_COOKIE_PAGE = (
     "(<code>http://127.0.0.1:PORT/?token=...</code>, the first line <code>iflow-memory ui</code> printed). "
     "Open that address; a restarted viewer prints a new one.</p></body></html>"
 )
+
+LANDING_PAGE = ('<!doctype html><html><head><meta charset="utf-8"><title>iflow-memory</title></head>'
+                '<body><p><a href="{url}">Open the viewer</a></p></body></html>')
 
 Scope = dict
 Receive = Callable[[], Awaitable[dict]]
@@ -102,10 +106,15 @@ class Guard:
             await _respond(send, 403, NO_COOKIE_PAGE, "text/html; charset=utf-8")
             return
         rest = urlencode([(k, v) for k, v in query if k != "token"])
-        location = (scope.get("root_path", "") + scope["path"]) + (f"?{rest}" if rest else "")
+        location = own_path(scope["path"]) + (f"?{rest}" if rest else "")
         cookie = f"{COOKIE}_{self.options.port}={self.options.token}; HttpOnly; SameSite=Strict; Path=/"
-        await _respond(send, 303, "", extra=((b"location", location.encode("latin-1", "replace")),
-                                             (b"set-cookie", cookie.encode())))
+        # Not a 303: a redirect keeps the navigation's first initiator, and when that was another site (the private
+        # launch file the browser is given, a link in a terminal app) a SameSite=Strict cookie is not sent on it.
+        # A page of this origin that refreshes to the clean address starts a same-site navigation of its own.
+        page = LANDING_PAGE.format(url=html.escape(location, quote=True))
+        await _respond(send, 200, page, "text/html; charset=utf-8",
+                       extra=((b"refresh", b"0; url=" + location.encode("latin-1", "replace")),
+                              (b"set-cookie", cookie.encode())))
 
     def _post_problem(self, headers: dict, host: str) -> Optional[str]:
         """Why a POST is refused before its body is read (read-only, a foreign origin), or None."""
@@ -118,6 +127,15 @@ class Guard:
         if referer is None:
             return "the request names no origin (neither Origin nor Referer)"
         return None if referer == origin or referer.startswith(origin + "/") else "the request came from another page"
+
+
+def own_path(path: str) -> str:
+    """A request path fit to redirect to on this viewer: `/` for one a browser would read as another host
+    (`//evil.example`, `/\\evil.example`) or that holds control characters; otherwise the path, percent-encoded."""
+    if not path.startswith("/") or path.startswith("//") or "\\" in path or any(ord(c) < 0x20 or ord(c) == 0x7F
+                                                                               for c in path):
+        return "/"
+    return quote(path, safe="/-._~!$&'()*+,;=:@")
 
 
 def _headers(scope: Scope) -> dict[str, str]:

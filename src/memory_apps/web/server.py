@@ -3,6 +3,7 @@ the browser, run uvicorn in this process until Ctrl-C."""
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import threading
@@ -39,13 +40,38 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
-def _open_browser(url: str) -> None:
+REDIRECT_PAGE = """<!doctype html><html><head><meta charset="utf-8">
+<meta http-equiv="refresh" content="0;url={url}"><title>iflow-memory</title></head>
+<body><p><a href="{url}">Open the iflow-memory viewer</a></p></body></html>
+"""
+
+
+def launch_file(url: str) -> str:
+    """A private (0600) page that sends the browser on to `url`: what the browser is given to open, so the token
+    never appears in its command line (which every local user can read in /proc)."""
+    import html
+    import tempfile
+
+    descriptor, path = tempfile.mkstemp(prefix="iflow-memory-ui-", suffix=".html")  # created 0600
+    with os.fdopen(descriptor, "w", encoding="utf-8") as page:
+        page.write(REDIRECT_PAGE.format(url=html.escape(url, quote=True)))
+    return path
+
+
+def open_in_browser(url: str) -> Optional[str]:
+    """Open the browser on `url` through a private launch file; the file's path (to remove at the end), or None."""
+    import pathlib
     import webbrowser
 
     try:
-        webbrowser.open(url)
+        path = launch_file(url)
+    except OSError:
+        return None  # no temporary folder to write in: the printed URL is the way in
+    try:
+        webbrowser.open(pathlib.Path(path).as_uri())
     except Exception:  # no browser here is fine: the URL is printed
         pass
+    return path
 
 
 def serve(service, sock: socket.socket, read_only: bool, open_browser: bool) -> int:
@@ -61,8 +87,9 @@ def serve(service, sock: socket.socket, read_only: bool, open_browser: bool) -> 
     print(url, flush=True)  # the first line on stdout: scripts and tests read it
     mode = "read-only, " if read_only else ""
     print(f"iflow-memory ui: serving {service.global_store} ({mode}Ctrl-C stops it)", file=sys.stderr, flush=True)
+    opened: list = []
     if open_browser:
-        threading.Thread(target=_open_browser, args=(url,), daemon=True).start()
+        threading.Thread(target=lambda: opened.append(open_in_browser(url)), daemon=True).start()
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
     try:
         server.run(sockets=[sock])
@@ -70,5 +97,10 @@ def serve(service, sock: socket.socket, read_only: bool, open_browser: bool) -> 
         pass
     finally:
         sock.close()
+        for path in filter(None, opened):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
     return 0
 

@@ -56,7 +56,7 @@ def make_viewer(service, read_only: bool = False, signed_in: bool = True) -> Vie
     options = ViewerOptions(port=PORT, read_only=read_only, project_root=service.project_root)
     client = TestClient(create_app(service, options), base_url=ORIGIN, follow_redirects=False)
     if signed_in:
-        assert client.get(f"/?token={options.token}").status_code == 303
+        assert client.get(f"/?token={options.token}").status_code == 200
     return Viewer(client, options, service)
 
 

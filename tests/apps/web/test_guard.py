@@ -3,6 +3,8 @@ POST, read-only refusing every change, and the safety headers on every response.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.apps.web.conftest import ORIGIN, PORT, make_viewer
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
@@ -27,8 +29,9 @@ def test_a_wrong_token_is_refused_and_sets_no_cookie(service):
 def test_the_token_sets_a_strict_http_only_cookie_and_redirects_without_it(service):
     viewer = make_viewer(service, signed_in=False)
     opened = viewer.client.get(f"/memories?q=csv&token={viewer.options.token}&page=2")
-    assert opened.status_code == 303
-    assert opened.headers["location"] == "/memories?q=csv&page=2", "the token leaves the address bar"
+    assert opened.status_code == 200
+    assert opened.headers["refresh"] == "0; url=/memories?q=csv&page=2", "the token leaves the address bar"
+    assert 'href="/memories?q=csv&amp;page=2"' in opened.text
     cookie = opened.headers["set-cookie"]
     assert cookie.startswith(f"iflow_memory_ui_{PORT}=") and viewer.options.token in cookie
     assert all(part in cookie for part in ("HttpOnly", "SameSite=Strict", "Path=/"))
@@ -115,3 +118,12 @@ def test_a_second_viewer_on_another_port_keeps_its_own_cookie(service):
     viewer.client.cookies.clear()
     viewer.client.cookies.set(f"iflow_memory_ui_{PORT + 1}", viewer.options.token, domain="127.0.0.1")
     assert viewer.client.get("/memories").status_code == 403, "only this port's cookie counts"
+
+
+@pytest.mark.parametrize("path, location", [
+    ("//evil.example/", "/"), ("/%5Cevil.example/", "/"), ("/memories%0d%0aSet-Cookie:x=1", "/"),
+    ("/memories/abc%20def", "/memories/abc%20def")])
+def test_the_token_redirect_never_leads_off_this_viewer(service, path, location):
+    viewer = make_viewer(service, signed_in=False)
+    opened = viewer.client.get(f"{path}?token={viewer.options.token}")
+    assert opened.status_code == 200 and opened.headers["refresh"] == f"0; url={location}"

@@ -23,6 +23,16 @@ def test_anything_else_stays_escaped_text(reference):
     assert "<a " not in html and "<script" not in html and html.startswith("<span>")
 
 
+@pytest.mark.parametrize("reference", [
+    "http://127.0.0.1:9999/steal", "http://localhost:8888/", "http://LOCALHOST./x", "http://app.localhost/",
+    "http://[::1]:8000/", "http://10.0.0.5/admin", "http://192.168.1.1/", "http://169.254.169.254/latest",
+    "http://intranet/", "https://example.org@127.0.0.1/x", "http://user:pw@example.org/"])
+def test_a_local_or_disguised_address_is_no_link(reference):
+    # A link to a local server would hand it the viewer's cookie (cookies ignore ports); a user part hides the host.
+    html = str(reference_html(reference))
+    assert "<a " not in html and html.startswith("<span>")
+
+
 def test_every_template_autoescapes():
     rendered = ENV.from_string("{{ x }}").render(x="<b>&\"'")
     assert rendered == "&lt;b&gt;&amp;&#34;&#39;"

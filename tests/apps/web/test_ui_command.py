@@ -46,7 +46,10 @@ def test_prints_the_url_first_serves_it_and_stops_quietly_on_ctrl_c(store):
         url = _first_line(process).strip()
         assert url.startswith("http://127.0.0.1:") and "/?token=" in url
         browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-        with browser.open(url, timeout=WAIT_S) as page:  # the token, its cookie, then /memories
+        with browser.open(url, timeout=WAIT_S) as landing:  # the token: its cookie, and a refresh to the listing
+            refresh = landing.headers["Refresh"]
+        assert refresh.startswith("0; url=/") and "token" not in refresh
+        with browser.open(url.split("/?")[0] + refresh.split("url=", 1)[1], timeout=WAIT_S) as page:
             text = page.read().decode()
         assert page.url.endswith("/memories") and f'<tr data-id="{entry_id}">' in text
         assert "Quote &lt;b&gt;CSV&lt;/b&gt; fields" in text
@@ -99,3 +102,26 @@ def test_a_port_in_use_or_out_of_range_is_refused(store, capsys):
         taken.close()
     assert main(["ui", "--no-browser", "--port", "70000", "--global-store", str(global_store)]) == 1
     assert "invalid --port 70000" in capsys.readouterr().err
+
+
+def test_the_browser_is_given_a_private_launch_file_never_the_token(monkeypatch, tmp_path):
+    # A browser's command line is readable by every local user (/proc/PID/cmdline): the token must not be in it.
+    import os
+    import stat
+    import webbrowser
+    from urllib.parse import urlsplit
+    from urllib.request import url2pathname
+
+    from memory_apps.web import server
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    asked = []
+    monkeypatch.setattr(webbrowser, "open", lambda target, *a, **k: asked.append(target) or True)
+    url = "http://127.0.0.1:8765/?token=the-launch-token"
+
+    path = server.open_in_browser(url)
+
+    assert asked == [f"file://{path}"] and "the-launch-token" not in asked[0]
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    page = open(url2pathname(urlsplit(asked[0]).path), encoding="utf-8").read()
+    assert 'content="0;url=http://127.0.0.1:8765/?token=the-launch-token"' in page
