@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Optional
 
+SUMMARISED = 1000
+"""Records summarised from a journal that cannot summarise itself (about all a journal keeps)."""
+
 
 class ViewerReads:
     """What the viewer reads beside entries: counts the store computes itself, and what hooks injected."""
@@ -34,3 +37,17 @@ class ViewerReads:
         if journal is None:  # a wiring without the journal's recipe records nothing to show
             return []
         return journal().recent(limit, session_id)
+
+    def injection_summaries(self) -> list:
+        """Every kept injection as an `InjectionSummary` (no memories, only how many), newest first; [] when this
+        wiring keeps no journal. Cheap on a journal that keeps its summaries between calls."""
+        from memory_core.ports.session_ledger import InjectionSummaries
+        from memory_core.session.journal import InjectionSummary
+
+        journal = getattr(self.container, "injection_journal", None)
+        if journal is None:
+            return []
+        journal = journal()
+        if isinstance(journal, InjectionSummaries):
+            return journal.summaries()
+        return [InjectionSummary.of(r) for r in journal.recent(SUMMARISED)]

@@ -3,7 +3,8 @@
 Hooks of many sessions append at once; a file per record (a unique name, written to a temp file and renamed)
 needs no lock and loses nothing. Pruning to the newest KEEP and MAX_AGE happens only when a listing shows the
 journal past a bound (SLACK more files, or a file a day older than MAX_AGE), so an append is one small write
-and one directory listing. Reading refuses a linked directory and skips any file that is not a private regular
+and one directory listing. A record's file never changes once named, so its summary (what the Sessions list and
+the Overview chart need) is kept per process and file name: a listing tells which records to read anew. Reading refuses a linked directory and skips any file that is not a private regular
 file of this user, or is not a record.
 """
 
@@ -15,13 +16,13 @@ import json
 import os
 import threading
 from datetime import datetime, timedelta, timezone
-from typing import Optional
+from typing import Any, Optional
 
 from memory_adapters.fs.private_files import CacheInvalid, open_private_dir, open_private_file
 from memory_adapters.fs.temp_files import TEMP_SUFFIX, pid_alive, unlink_quietly
 from memory_core.errors import StorageError
 from memory_core.ports.clock import Clock
-from memory_core.session.journal import InjectionRecord
+from memory_core.session.journal import InjectionRecord, InjectionSummary
 
 JOURNAL_DIR = "journal"
 SUFFIX = ".json"
@@ -32,6 +33,9 @@ SLACK = 100
 AGE_SLACK = timedelta(days=1)
 RECORD_LIMIT = 1 << 20
 _STAMP = "%Y%m%dT%H%M%S%fZ"
+_kept_lock = threading.Lock()
+_kept: dict[str, dict[str, Optional[InjectionSummary]]] = {}
+"""Journal directory -> {record file name: its summary, or None for a file that holds none}."""
 
 
 class FileInjectionJournal:
@@ -76,7 +80,11 @@ class FileInjectionJournal:
         fd = self._open_dir(create=False)
         found: list[InjectionRecord] = []
         try:
-            for name in sorted(self._listed(fd), reverse=True):
+            if session_id is None:
+                names = self._listed(fd)
+            else:  # the kept summaries say which files are the session's: only those are read whole
+                names = [n for n, s in self._summarised(fd).items() if s is not None and s.session_id == session_id]
+            for name in sorted(names, reverse=True):
                 record = _read(name, fd, session_id)
                 if record is not None:
                     found.append(record)
@@ -85,6 +93,27 @@ class FileInjectionJournal:
         finally:
             os.close(fd)
         return found
+
+    def summaries(self) -> list[InjectionSummary]:
+        """Every kept record summarised, newest first: only the files named since the last call are read."""
+        if not os.path.lexists(self.directory):
+            return []
+        fd = self._open_dir(create=False)
+        try:
+            summarised = self._summarised(fd)
+        finally:
+            os.close(fd)
+        return [s for _, s in sorted(summarised.items(), reverse=True) if s is not None]
+
+    def _summarised(self, fd: int) -> dict[str, Optional[InjectionSummary]]:
+        """{record file name: its summary} for today's listing, reading only the names not kept yet."""
+        names = self._listed(fd)
+        with _kept_lock:
+            kept = _kept.get(self.directory, {})
+        fresh = {name: kept[name] if name in kept else _summary(name, fd) for name in names}
+        with _kept_lock:  # the listing's names only: pruned records leave the cache with their files
+            _kept[self.directory] = fresh
+        return fresh
 
     def prune(self) -> int:
         """Remove the records older than MAX_AGE, then all but the KEEP newest, and the temp files of writers
@@ -146,6 +175,26 @@ class FileInjectionJournal:
 def _read(name: str, dir_fd: int, session_id: Optional[str] = None) -> Optional[InjectionRecord]:
     """The record in `name` (of `session_id` when given), or None when it is not a private regular file holding
     one."""
+    data = _data(name, dir_fd)
+    if data is None or (session_id is not None and (data.get("session_id") or "") != session_id):
+        return None  # before from_dict: building records is most of a session page's reading
+    try:
+        return InjectionRecord.from_dict(data)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _summary(name: str, dir_fd: int) -> Optional[InjectionSummary]:
+    """The summary of the record in `name`, or None when the file holds none."""
+    data = _data(name, dir_fd)
+    try:
+        return None if data is None else InjectionSummary.from_dict(data)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _data(name: str, dir_fd: int) -> Optional[dict[str, Any]]:
+    """The JSON object in `name`, or None when it is not a private regular file holding one."""
     try:
         fd, info = open_private_file(name, dir_fd)
     except (OSError, CacheInvalid):
@@ -155,10 +204,8 @@ def _read(name: str, dir_fd: int, session_id: Optional[str] = None) -> Optional[
             return None
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = json.loads(handle.read(RECORD_LIMIT).decode("utf-8", "surrogatepass"))
-        if session_id is not None and (data.get("session_id") or "") != session_id:
-            return None  # before from_dict: building records is most of a session page's reading
-        return InjectionRecord.from_dict(data)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return data if isinstance(data, dict) else None
+    except (OSError, ValueError):
         return None
     finally:
         os.close(fd)

@@ -302,14 +302,14 @@ def _emit_semantic(request: InjectRequest, settings: MemoryConfig, session, answ
 
 def _journaled(result: Retrieval, marks: Optional[AnchorMarks], ranked: dict) -> list:
     """The block's entries as the journal keeps them, with the signals the ranking gave them (`ranked`)."""
-    from memory_apps.session.journaling import journal_signals, shown_memory
+    from memory_apps.session.journaling import code_mark, journal_signals, shown_memory
 
     marks = marks or AnchorMarks()
     shown = []
     for r in result.selected:
         raw = ranked.get(r.entry.id, r)
         shown.append(shown_memory(r.entry, r.score, raw.relevance, journal_signals(raw.signals, result.vector.ran),
-                                  marks.note(r.entry.id)))
+                                  code_mark(marks, r.entry.id)))
     return shown
 
 

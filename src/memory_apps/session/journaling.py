@@ -15,7 +15,7 @@ from typing import Mapping, Optional, Sequence
 from memory_core.ranking.absolute_relevance import KEYWORD_MATCH
 from memory_core.ranking.relevance_signals import COSINE, WORD_SHARE
 from memory_core.ranking.selection_signals import PROMINENCE, REFERENCE_MATCH
-from memory_core.session.journal import InjectionRecord, ShownMemory
+from memory_core.session.journal import ALREADY_SHOWN, CURRENT, InjectionRecord, ShownMemory
 
 TRIGGER_CHARS = 200
 
@@ -52,6 +52,19 @@ def shown_memory(entry, score: float = 0.0, relevance: Optional[float] = None,
     """One shown entry as the journal keeps it (`signals` from `journal_signals`)."""
     return ShownMemory(entry.id, entry.name, entry.category, float(score),
                        None if relevance is None else float(relevance), dict(signals or {}), mark)
+
+
+def code_mark(marks, entry_id: str) -> str:
+    """What the journal keeps of the code check of a shown entry: its note, CURRENT when its citations were
+    checked and all are current, '' when they were not checked."""
+    return marks.note(entry_id) or (CURRENT if entry_id in getattr(marks, "checked", ()) else "")
+
+
+def nothing_shown(diagnostic: str, already: int, otherwise: str) -> str:
+    """The diagnostic a hook that showed nothing records: its line with why (`already` of what it calls for
+    was shown earlier in the session, or `otherwise`)."""
+    reason = f"{ALREADY_SHOWN}: {already}" if already else otherwise
+    return f"{diagnostic.rstrip('*')} | {reason}*"
 
 
 def prompt_trigger(prompt: str) -> str:
@@ -111,11 +124,11 @@ def journal_prompt(wiring, project_root: str, event: dict, session: Optional[str
         if i in cited:
             match = cited[i].match
             shown.append(shown_memory(cited[i].entry, match, None, journal_signals({}, reference=match),
-                                      marks.note(i)))
+                                      code_mark(marks, i)))
         elif i in ranked:
             r = ranked[i]
             shown.append(shown_memory(r.entry, r.score, r.relevance, journal_signals(r.signals, recall.vector.ran),
-                                      marks.note(i)))
+                                      code_mark(marks, i)))
     journal_injection(journal_of(wiring), "prompt", project_of(project_root), diagnostic, shown, session or "",
                       prompt_trigger(str(event.get("prompt") or "")))
 
@@ -123,6 +136,6 @@ def journal_prompt(wiring, project_root: str, event: dict, session: Optional[str
 def journal_file(wiring, project_root: str, session: Optional[str], path: str, matches, marks,
                  diagnostic: str) -> None:
     """The file hook's record: each shown learning with how closely it cites the file (its reference signal)."""
-    shown = [shown_memory(m.entry, m.match, None, journal_signals({}, reference=m.match), marks.note(m.entry.id))
+    shown = [shown_memory(m.entry, m.match, None, journal_signals({}, reference=m.match), code_mark(marks, m.entry.id))
              for m in matches]
     journal_injection(journal_of(wiring), "file", project_of(project_root), diagnostic, shown, session or "", path)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Callable, Optional
 
-from memory_apps.session.journaling import journal_file, journal_prompt
+from memory_apps.session.journaling import journal_file, journal_prompt, nothing_shown
 from memory_core.errors import StorageError
 from memory_core.ports.session_ledger import InvalidSessionId, SessionShown, checked_session_id
 from memory_core.ranking.context_query import text_passages
@@ -196,7 +196,11 @@ class MomentHost:
         diagnostic = (f"*Memory: {len(items)} of {recall.total} for this prompt | semantic: {state} "
                       f"| floor: relevance {recall.model.hook_floor:.2f}{_code_words(marks, ids)}*")
         block = render_moment_block(PROMPT_TITLE, items, diagnostic, marks.notes)
-        journal_prompt(wiring, call.project_root, call.event, session, recall, ids, marks, diagnostic if block else "")
+        # Nothing shown is recorded with why: learnings shown earlier (or claimed by a hook of the same session
+        # running at once), or none over the floor.
+        recorded = diagnostic if block else nothing_shown(diagnostic, recall.already + len(notes),
+                                                          "nothing over the floor")
+        journal_prompt(wiring, call.project_root, call.event, session, recall, ids, marks, recorded)
         return HookAnswer(hook_json(PROMPT_HOOK, block) if block else "", lambda: _count_recalls(wiring, ids))
 
     def _file(self, call: HookCall, wiring, ledger, session: Optional[str], shown: SessionShown,
@@ -212,8 +216,8 @@ class MomentHost:
             return HookAnswer()
         scopes = remembered_project_scopes(call.project_root, call.global_store)
         store = wiring.store()
-        matches = recall_for_file(store, store, path, scopes, shown.entry_ids, FILE_LIMIT + SPARE,
-                                  self._citation_index(store))
+        index = self._citation_index(store)
+        matches = recall_for_file(store, store, path, scopes, shown.entry_ids, FILE_LIMIT + SPARE, index)
         marks = _checked(wiring, call.project_root, scopes, [m.entry for m in matches], deadline)
         ids = _claim(ledger, session, lowered_ids([m.entry.id for m in matches], marks), FILE_LIMIT, files=[path])
         if deadline.remaining() <= 0:
@@ -223,8 +227,9 @@ class MomentHost:
         diagnostic = (f"*Memory: {len(items)} for {path} | by what they cite: the file, its name, its directory"
                       f"{_code_words(marks, ids)}*")
         block = render_moment_block(FILE_TITLE, items, diagnostic, marks.notes)
-        journal_file(wiring, call.project_root, session, path, [found[i] for i in ids], marks,
-                     diagnostic if block else "")
+        already = len([i for i in index.matches(path) if i in shown.entry_ids]) + len(matches)
+        recorded = diagnostic if block else nothing_shown(diagnostic, already, "no memory cites it")
+        journal_file(wiring, call.project_root, session, path, [found[i] for i in ids], marks, recorded)
         return HookAnswer(hook_json(FILE_HOOK, block) if block else "", lambda: _count_recalls(wiring, ids))
 
     def _citation_index(self, store) -> CitationIndex:

@@ -10,12 +10,14 @@ from typing import Collection, Mapping
 @dataclass(frozen=True)
 class AnchorMarks:
     """The marks of one selection: `notes` (entry id → its one line), `lowered` (citing only missing files),
-    `unchecked` (entries the deadline left unchecked), `skipped` (no time to check at all)."""
+    `unchecked` (entries the deadline left unchecked), `skipped` (no time to check at all), `checked` (entries
+    whose citations of the project were checked, marked or not)."""
 
     notes: Mapping[str, str] = field(default_factory=dict)
     lowered: frozenset = frozenset()
     unchecked: int = 0
     skipped: bool = False
+    checked: frozenset = frozenset()
 
     def note(self, entry_id: str) -> str:
         """The line shown with this entry ("" when it is unmarked)."""

@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Iterable, Optional, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
-    from memory_core.session.journal import InjectionRecord
+    from memory_core.session.journal import InjectionRecord, InjectionSummary
 
 # Claude Code's session ids are UUIDs; the ledger takes any id that is safe as a file name (it arrives on a
 # hook's stdin, so it is hostile input): no separators, no leading dot, no control characters, bounded length.
@@ -79,4 +79,13 @@ class InjectionJournal(Protocol):
     def recent(self, limit: int = 200, session_id: Optional[str] = None) -> list["InjectionRecord"]:
         """The newest `limit` injections, newest first (of one session when given); a malformed record is
         skipped."""
+        ...
+
+
+@runtime_checkable
+class InjectionSummaries(Protocol):
+    """A journal that also summarises every kept injection cheaply (the Sessions list, the Overview chart)."""
+
+    def summaries(self) -> list["InjectionSummary"]:
+        """Every kept injection without its memories, newest first; a malformed record is skipped."""
         ...

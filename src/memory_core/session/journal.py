@@ -14,6 +14,11 @@ SIGNALS = ("meaning", "keywords", "references", "prominence")
 meaning = cosine to the context or prompt, keywords = the keyword match, references = how much it cites the
 file or the paths in play, prominence = recency, counts and confidence."""
 
+CURRENT = "current"
+"""A shown memory's mark when its citations of the project were checked and all are current."""
+ALREADY_SHOWN = "already shown in this session"
+"""The diagnostic's words when a hook showed nothing because what it calls for was shown earlier in the session."""
+
 
 @dataclass(frozen=True)
 class ShownMemory:
@@ -28,7 +33,8 @@ class ShownMemory:
     """Absolute relevance 0-1 (one scale for every query) where the step computed it."""
     signals: Mapping[str, float] = field(default_factory=dict)
     mark: str = ""
-    """The code check's line for it (moved, missing, changed), '' when its citations are current or unchecked."""
+    """The code check's line for it (moved, missing, changed), CURRENT when it checked them and all are current,
+    '' when it did not check them (no citation of the project, no time; or a record older than CURRENT)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
@@ -74,3 +80,34 @@ class InjectionRecord:
         return cls(at if at.tzinfo else at.replace(tzinfo=timezone.utc), hook, str(data["project"]),
                    str(data["diagnostic"]), tuple(ShownMemory.from_dict(m) for m in data.get("shown") or ()),
                    str(data.get("session_id") or ""), str(data.get("trigger") or ""))
+
+
+@dataclass(frozen=True)
+class InjectionSummary:
+    """What the Sessions list and the Overview chart need of one injection: no memory, only how many."""
+
+    at: datetime
+    hook: str
+    project: str
+    session_id: str
+    diagnostic: str
+    shown: int
+
+    @classmethod
+    def of(cls, record: InjectionRecord) -> "InjectionSummary":
+        """The summary of a whole record."""
+        return cls(record.at, record.hook, record.project, record.session_id, record.diagnostic, len(record.shown))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "InjectionSummary":
+        """The summary of what `InjectionRecord.to_dict` wrote, its memories counted, not built; ValueError,
+        KeyError or TypeError on a malformed one."""
+        hook = str(data["hook"])
+        if hook not in HOOKS:
+            raise ValueError(f"unknown hook {hook!r}")
+        at = datetime.fromisoformat(str(data["at"]))
+        shown = data.get("shown") or ()
+        if not isinstance(shown, (list, tuple)):
+            raise TypeError("shown is not a list")
+        return cls(at if at.tzinfo else at.replace(tzinfo=timezone.utc), hook, str(data["project"]),
+                   str(data.get("session_id") or ""), str(data["diagnostic"]), len(shown))

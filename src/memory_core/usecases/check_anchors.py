@@ -183,7 +183,7 @@ def marks_of(report: AnchorReport) -> AnchorMarks:
     """The marks a check's report puts on what is shown."""
     found = {entry_id: line for entry_id, states in report.states.items() if (line := notes(states))}
     lowered = frozenset(entry_id for entry_id, states in report.states.items() if every_missing(states))
-    return AnchorMarks(found, lowered, report.unchecked)
+    return AnchorMarks(found, lowered, report.unchecked, checked=frozenset(report.states))
 
 
 def lowered_last(selected: Sequence["RankedEntry"], marks: AnchorMarks) -> list["RankedEntry"]:

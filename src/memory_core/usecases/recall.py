@@ -44,6 +44,8 @@ class PromptRecall:
     keyword: SignalReport = field(default_factory=SignalReport)
     cited: list["FileMatch"] = field(default_factory=list)
     """Learnings citing a file the prompt names (shown before `shown`, within the same limit)."""
+    already: int = 0
+    """Learnings over the floor left out because the session was shown them already."""
 
 
 @dataclass
@@ -75,6 +77,7 @@ def recall_for_prompt(retrieve: RetrieveAndRank, prompt: str, scopes: Optional[S
     """At most `limit` learnings for `prompt`, none the session was shown already: first (with `store` and
     `references`) up to FILE_LIMIT citing a file the prompt names, then those over the hook floor."""
     text = prompt_query(prompt)
+    seen = set(already_shown)
     cited: list[FileMatch] = []
     named = files_named_in(text)[:MAX_NAMED_FILES]
     if store is not None and references is not None and named:
@@ -98,7 +101,9 @@ def recall_for_prompt(retrieve: RetrieveAndRank, prompt: str, scopes: Optional[S
     else:  # a model fitted on the ranking's first few as they come
         candidates = fresh[:limit]
     shown = [r for r in candidates if (r.relevance or 0.0) >= model.hook_floor][:max(limit, 0)]
-    return PromptRecall(shown, model, len(candidates), found.total, found.vector, found.keyword, cited)
+    already = sum(1 for r in found.selected[:PROMPT_CANDIDATES + len(seen)]
+                  if r.entry.id in seen and model.hook_relevance(r.signals) >= model.hook_floor)
+    return PromptRecall(shown, model, len(candidates), found.total, found.vector, found.keyword, cited, already)
 
 
 class CitationIndex:

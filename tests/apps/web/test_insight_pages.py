@@ -4,6 +4,7 @@ renders the data it is given, escapes hostile stored text, shows no form when re
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -15,6 +16,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from memory_apps.web.app import create_app  # noqa: E402
 from memory_apps.web.options import ViewerOptions  # noqa: E402
 from memory_core.entries.browsing import Tallies  # noqa: E402
+from memory_core.session.journal import InjectionRecord, InjectionSummary  # noqa: E402
 from memory_core.usecases.lifecycle.review import ReviewQueues  # noqa: E402
 from tests.apps.web._insight_data import queues, records, tallies  # noqa: E402
 
@@ -35,6 +37,10 @@ class StandInService:
         self.asked.append((limit, session_id))
         chosen = [r for r in self._journal if session_id is None or r.session_id == session_id]
         return sorted(chosen, key=lambda r: r.at, reverse=True)[:limit]
+
+    def injection_summaries(self):
+        self.asked.append("summaries")
+        return [InjectionSummary.of(r) for r in sorted(self._journal, key=lambda r: r.at, reverse=True)]
 
     def tallies(self, top=10):
         return self._counts
@@ -77,6 +83,9 @@ def test_review_shows_each_queue_with_its_actions():
     assert "cites src/gone.py, which no longer exists" in html and "0.93" in html
     assert f'href="/memories/{0xD1:016x}"' in html, "the superseding memory is a link"
     assert f'value="near-duplicate of {second}"' in html
+    ids = re.findall(r'<form [^>]*? id="([^"]+)"', html)
+    assert len(ids) == len(set(ids)) == len(forms), "one id per form, even for a memory in two queues"
+    assert f'id="review-stale-retire-{stale_id}"' in html and f'id="review-pair-retire-{first}"' in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html and "&lt;script&gt;alert(2)&lt;/script&gt;" in html
     assert_escaped(html)
 
@@ -91,18 +100,54 @@ def test_review_with_nothing_to_do():
     assert 'id="empty"' in html and "Nothing to review" in html and "<form" not in html
 
 
-def test_sessions_show_injections_signals_and_links():
+def test_sessions_list_each_session_and_expand_the_newest():
     service = StandInService(journal=records())
     html = page(client_for(service), "/sessions")
 
-    assert html.index('data-session="s-2"') < html.index('data-session="s-1"') < html.index('data-session=""')
-    assert 'href="/sessions?session=s-1"' in html and "without a session" in html
-    assert f'href="/memories/{0xB1:016x}"' in html and "0.812" in html and "0.64" in html
-    assert "src/export.py changed since this was learned" in html and "memory: 2 shown" in html
-    assert "Nothing shown: no memory was relevant enough." in html, "the file hook that showed nothing"
+    latest = html[html.index('id="latest"'):html.index('id="all-sessions"')]
+    assert 'data-session="s-2"' in latest and 'href="/sessions?session=s-2"' in latest, "the newest, in full"
+    assert "Nothing shown: no memory cites this file" in latest, "an older file record that did not say why"
+    listing = html[html.index('<table id="sessions"'):]
+    assert (listing.index('data-session="s-2"') < listing.index('data-session="s-1"')
+            < listing.index('data-session=""')), "newest first"
+    assert 'href="/sessions?session=s-1"' in listing and "inject (no session)" in listing
+    s1 = listing[listing.index('data-session="s-1"'):listing.index('data-session=""')]
+    assert "<td class=\"num\">2</td>" in s1 and "<td class=\"num\">3</td>" in s1, "2 injections, 3 memories"
+    assert f"diag {'&lt;script&gt;'}" in s1, "the newest diagnostic line, escaped"
+    assert f"/memories/{0xB1:016x}" not in listing, "the list reads no memory"
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in html, "a hostile project and diagnostic stay text"
     assert_escaped(html)
     assert "<form" not in html
+    assert service.asked == ["summaries", (20, "s-2")], "the journal's summaries, then the newest session only"
+
+
+def test_sessions_page_by_25():
+    at = datetime(2026, 11, 20, tzinfo=timezone.utc)
+    journal = [InjectionRecord(at + timedelta(minutes=i), "prompt", "shop", "", (), f"s-{i:02d}") for i in range(30)]
+    client = client_for(StandInService(journal=journal))
+    first = page(client, "/sessions")
+    assert first.count('<tr data-session="s-') == 25 and 'href="/sessions?page=2"' in first
+    assert "page 1 of 2 · 30 sessions" in first and 'data-session="s-29"' in first
+    second = page(client, "/sessions?page=2")
+    assert second.count('<tr data-session="s-') == 5 and 'id="latest"' not in second
+    assert 'href="/sessions?page=1"' in second and 'data-session="s-00"' in second
+    assert "page 2 of 2" in page(client, "/sessions?page=99999999999999")
+
+
+def test_a_hostile_session_id_is_a_safe_link():
+    journal = [InjectionRecord(datetime(2026, 11, 20, tzinfo=timezone.utc), "prompt", "shop", "", (), "a&b=<c>")]
+    html = page(client_for(StandInService(journal=journal)), "/sessions")
+    assert 'href="/sessions?session=a%26b%3D%3Cc%3E"' in html and "a&amp;b=&lt;c&gt;" in html
+
+
+def test_nothing_shown_says_why():
+    at = datetime(2026, 11, 20, tzinfo=timezone.utc)
+    journal = [InjectionRecord(at, "file", "shop", "*Memory: 0 for a.py | already shown in this session: 2*", (), "s"),
+               InjectionRecord(at + timedelta(1), "prompt", "shop", "", (), "s")]
+    html = page(client_for(StandInService(journal=journal)), "/sessions?session=s")
+    assert "Nothing new: what it calls for was already shown in this session." in html
+    assert "already shown in this session: 2" in html
+    assert "Nothing shown: no memory was relevant enough." in html, "an older prompt record"
 
 
 def test_one_session_and_an_unknown_one():
@@ -110,6 +155,8 @@ def test_one_session_and_an_unknown_one():
     client = client_for(service)
     html = page(client, "/sessions?session=s-1")
     assert 'data-session="s-1"' in html and 'data-session="s-2"' not in html and service.asked[-1][1] == "s-1"
+    assert "memory: 2 shown" in html and "0.812" in html and "0.64" in html
+    assert "src/export.py changed since this was learned" in html
     assert 'href="/sessions">every session' in html
     assert "No injections recorded for this session." in page(client, "/sessions?session=%3Cb%3Enope")
     assert "&lt;b&gt;nope" in page(client, "/sessions?session=%3Cb%3Enope")

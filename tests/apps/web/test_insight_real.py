@@ -47,7 +47,7 @@ def test_confirm_a_stale_memory_from_the_review_page(git_service, tmp_path):
     (tmp_path / "shop" / "src" / "export.py").write_text("def export(rows):\n    return sorted(rows)\n")
 
     html = viewer.client.get("/review").text
-    assert f'id="review-confirm-{cited}"' in html and "src/export.py changed since this was learned" in html
+    assert f'id="review-stale-confirm-{cited}"' in html and "src/export.py changed since this was learned" in html
     response = viewer.post(f"/memories/{cited}/confirm", {"next": "/review"})
     assert response.headers["location"].startswith("/review?flash=")
     after = followed(viewer, response)

@@ -9,14 +9,12 @@ from memory_apps.web.rendering import render
 from memory_apps.web.views.overview import overview_view, utc_today
 
 TOP = 10
-JOURNAL_READ = 1000
-"""Injections read for the recalled-per-day chart (about all the journal keeps)."""
 
 
 def overview_page(request):
     """The store's tallies and the journal's recalls per day (plain function: run in a thread)."""
-    service = request.app.state.service
-    view = overview_view(service.tallies(TOP), service.injections(JOURNAL_READ), utc_today())
+    service = request.app.state.service  # summaries, not records: the chart needs no memory, only how many
+    view = overview_view(service.tallies(TOP), service.injection_summaries(), utc_today())
     return render(request, "overview.html", view=view)
 
 

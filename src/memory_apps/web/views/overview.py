@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
-from typing import Iterable, Mapping, Optional
+from typing import Iterable, Mapping, Optional, Union
 from urllib.parse import urlencode
 
 from memory_apps.web.views.chart import DayChart, Series, days_chart
@@ -14,7 +14,7 @@ from memory_apps.web.views.entry_refs import EntryRef, Moment, entry_ref, moment
 from memory_core.entries.browsing import Tallies
 from memory_core.entries.records import Entry
 from memory_core.safety.inert import one_line
-from memory_core.session.journal import InjectionRecord
+from memory_core.session.journal import InjectionRecord, InjectionSummary
 
 CHART_DAYS = 30
 ADDED_COLOUR, RECALLED_COLOUR = "#3b6ea8", "#d08a2e"
@@ -67,17 +67,18 @@ class OverviewView:
         return self.total == 0
 
 
-def recalled_per_day(records: Iterable[InjectionRecord]) -> dict[date, int]:
-    """How many memories the journal's injections showed, per UTC day."""
+def recalled_per_day(records: Iterable[Union[InjectionRecord, InjectionSummary]]) -> dict[date, int]:
+    """How many memories the journal's injections (records or their summaries) showed, per UTC day."""
     counts: Counter[date] = Counter()
     for record in records:
-        counts[record.at.astimezone(timezone.utc).date()] += len(record.shown)
+        shown = record.shown
+        counts[record.at.astimezone(timezone.utc).date()] += shown if isinstance(shown, int) else len(shown)
     return dict(counts)
 
 
-def overview_view(tallies: Tallies, records: Iterable[InjectionRecord], today: date,
+def overview_view(tallies: Tallies, records: Iterable[Union[InjectionRecord, InjectionSummary]], today: date,
                   days: int = CHART_DAYS) -> OverviewView:
-    """The page's data from the store's tallies and the journal's records, the chart ending `today` (UTC)."""
+    """The page's data from the store's tallies and the journal's records (or their summaries), the chart ending `today` (UTC)."""
     recalled = recalled_per_day(records)
     chart = days_chart([Series("added", "Added", tallies.added_per_day, ADDED_COLOUR),
                         Series("recalled", "Recalled", recalled, RECALLED_COLOUR)],

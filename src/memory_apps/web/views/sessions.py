@@ -5,15 +5,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
+from urllib.parse import urlencode
 
 from memory_apps.web.views.entry_refs import EntryRef, Moment, moment, ref_of
 from memory_core.safety.inert import one_line
-from memory_core.session.journal import SIGNALS, InjectionRecord, ShownMemory
+from memory_core.session.journal import ALREADY_SHOWN, SIGNALS, InjectionRecord, ShownMemory
 
 HOOK_LABELS = {"session-start": "Session start", "prompt": "Prompt", "file": "File", "inject": "inject"}
 TRIGGER_LABELS = {"prompt": "Prompt", "file": "File"}
 EMPTY_TEXT = ("No injections recorded yet. From now on, every session start, prompt and file hook records what it "
               "gave the agent, and why; they appear here.")
+NONE_TEXTS = {"prompt": "Nothing shown: no memory was relevant enough.",
+              "file": "Nothing shown: no memory cites this file, or those that do were shown earlier in this session."}
+"""Why a hook showed nothing, for records that do not say (older ones; new ones say it on their diagnostic line)."""
+NONE_ALREADY = "Nothing new: what it calls for was already shown in this session."
 NO_SESSION = "without a session"
 """How a group of `inject` records (the command or the library: no Claude Code session) is named."""
 
@@ -60,6 +65,8 @@ class InjectionItem:
     trigger: str
     diagnostic: str
     shown: tuple[ShownItem, ...]
+    none_text: str = ""
+    """Why nothing was shown ('' when something was)."""
 
 
 @dataclass
@@ -80,7 +87,7 @@ class SessionGroup:
     @property
     def href(self) -> Optional[str]:
         """This session alone on the page (None for injections without a session)."""
-        return f"/sessions?session={self.session_id}" if self.session_id else None
+        return f"/sessions?{urlencode({'session': self.session_id})}" if self.session_id else None
 
     @property
     def shown_count(self) -> int:
@@ -125,7 +132,18 @@ def sessions_view(records: Iterable[InjectionRecord], session_id: Optional[str] 
 def _injection(record: InjectionRecord, at: Moment) -> InjectionItem:
     return InjectionItem(record.hook, HOOK_LABELS.get(record.hook, one_line(record.hook)), at,
                          TRIGGER_LABELS.get(record.hook, ""), one_line(record.trigger), one_line(record.diagnostic),
-                         tuple(_shown(memory, rank) for rank, memory in enumerate(record.shown, 1)))
+                         tuple(_shown(memory, rank) for rank, memory in enumerate(record.shown, 1)),
+                         "" if record.shown else none_text(record))
+
+
+def none_text(record: InjectionRecord) -> str:
+    """Why an injection showed nothing: what its diagnostic line says, or (for records that do not say) the
+    hook's usual reason."""
+    if ALREADY_SHOWN in record.diagnostic:
+        return NONE_ALREADY
+    if record.diagnostic:
+        return "Nothing shown."  # its diagnostic line, shown beside, says why
+    return NONE_TEXTS.get(record.hook, "Nothing shown.")
 
 
 def _shown(memory: ShownMemory, rank: int) -> ShownItem:
