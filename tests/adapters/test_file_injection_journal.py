@@ -14,8 +14,8 @@ import pytest
 from memory_adapters.shared_work import file_injection_journal as module
 from memory_adapters.shared_work.file_injection_journal import FileInjectionJournal
 from memory_core.errors import StorageError
-from memory_core.ports.session_ledger import InjectionJournal
-from memory_core.session.journal import InjectionRecord, ShownMemory
+from memory_core.ports.session_ledger import InjectionJournal, InjectionSummaries
+from memory_core.session.journal import InjectionRecord, InjectionSummary, ShownMemory
 from tests.fakes import FakeClock
 
 
@@ -179,3 +179,51 @@ def test_a_dead_writers_temp_file_goes_at_the_next_prune(journal, clock):
     assert len(journal.recent()) == 1  # a temp file is never read as a record
     journal.prune()
     assert not os.path.exists(left) and os.path.exists(live)
+
+
+def test_summaries_count_memories_newest_first_and_read_only_new_files(journal, clock, monkeypatch):
+    assert journal.summaries() == [] and isinstance(journal, InjectionSummaries)
+    for n in range(3):
+        journal.append(_record(clock, session=f"s{n}", n=n))
+        clock.advance(seconds=1)
+    first = journal.summaries()
+    assert [(s.session_id, s.shown, s.diagnostic) for s in first] == [
+        ("s2", 1, "*Memory: 2*"), ("s1", 1, "*Memory: 1*"), ("s0", 1, "*Memory: 0*")]
+    later = FakeClock()
+    later.advance(seconds=2)
+    assert first[0] == InjectionSummary.of(_record(later, session="s2", n=2))
+
+    read = []
+    real = module._summary
+    monkeypatch.setattr(module, "_summary", lambda name, fd: read.append(name) or real(name, fd))
+    journal.append(_record(clock, session="s3", n=3))
+    assert [s.session_id for s in journal.summaries()] == ["s3", "s2", "s1", "s0"]
+    assert len(read) == 1, "the kept summaries are reused; only the new file is read"
+    assert [s.session_id for s in FileInjectionJournal(journal.directory[:-len("/journal")], clock).summaries()] \
+        == ["s3", "s2", "s1", "s0"], "another instance on the same journal shares them"
+    assert len(read) == 1
+
+
+def test_a_pruned_or_malformed_file_leaves_the_summaries(journal, clock):
+    for n in range(2):
+        journal.append(_record(clock, session=f"s{n}", n=n))
+        clock.advance(seconds=1)
+    assert len(journal.summaries()) == 2
+    oldest = sorted(os.listdir(journal.directory))[0]
+    os.unlink(os.path.join(journal.directory, oldest))
+    with open(os.path.join(journal.directory, "20991231T000000000000Z-bad.json"), "w") as handle:
+        handle.write('{"hook": "nope"}')
+    os.chmod(os.path.join(journal.directory, "20991231T000000000000Z-bad.json"), 0o600)
+    assert [s.session_id for s in journal.summaries()] == ["s1"]
+
+
+def test_one_session_is_read_from_its_own_files_only(journal, clock, monkeypatch):
+    for n in range(6):
+        journal.append(_record(clock, session="a" if n % 2 else "b", n=n))
+        clock.advance(seconds=1)
+    journal.summaries()
+    read = []
+    real = module._read
+    monkeypatch.setattr(module, "_read", lambda name, fd, sid=None: read.append(name) or real(name, fd, sid))
+    assert [r.diagnostic for r in journal.recent(10, "a")] == ["*Memory: 5*", "*Memory: 3*", "*Memory: 1*"]
+    assert len(read) == 3

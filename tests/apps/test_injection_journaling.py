@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from memory_apps.session.journaling import (TRIGGER_CHARS, diagnostic_of, journal_injection, journal_signals,
-                                            prompt_trigger, shown_memory)
+from memory_apps.session.journaling import (TRIGGER_CHARS, code_mark, diagnostic_of, journal_injection,
+                                            journal_signals, nothing_shown, prompt_trigger, shown_memory)
+from memory_core.anchors.marks import AnchorMarks
 from memory_core.ranking.absolute_relevance import KEYWORD_MATCH
 from memory_core.ranking.relevance_signals import BM25, COSINE, WORD_SHARE
 
@@ -64,3 +65,19 @@ def test_a_failing_journal_costs_one_stderr_line_and_nothing_on_stdout(capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert err.count("\n") == 1 and "injection journal not updated" in err
+
+
+def test_the_code_mark_says_current_only_where_the_check_ran():
+    marks = AnchorMarks({"a" * 16: "cites src/a.py, now src/b.py"}, checked=frozenset({"a" * 16, "b" * 16}))
+    assert code_mark(marks, "a" * 16) == "cites src/a.py, now src/b.py"
+    assert code_mark(marks, "b" * 16) == "current", "checked, nothing to say: current"
+    assert code_mark(marks, "c" * 16) == "", "not checked (no citation of this project, or no time)"
+    assert code_mark(AnchorMarks(), "b" * 16) == ""
+
+
+def test_nothing_shown_keeps_the_line_and_says_why():
+    line = "*Memory: 0 for src/a.py | by what they cite: the file, its name, its directory*"
+    assert nothing_shown(line, 2, "no memory cites it") == (
+        "*Memory: 0 for src/a.py | by what they cite: the file, its name, its directory"
+        " | already shown in this session: 2*")
+    assert nothing_shown(line, 0, "no memory cites it").endswith("| no memory cites it*")

@@ -13,7 +13,7 @@ import pytest
 
 from memory_adapters.shared_work.file_injection_journal import FileInjectionJournal
 from memory_adapters.system_clock import SystemClock
-from tests._helpers import PYTHON, TIMEOUT_S, app_env, run_in_process, run_module
+from tests._helpers import PYTHON, TIMEOUT_S, app_env, git, run_in_process, run_module
 
 pytestmark = pytest.mark.slow
 
@@ -77,10 +77,43 @@ def test_each_hook_leaves_a_record_of_what_it_showed_and_why(world):
     assert read.trigger == CITED and read.diagnostic.startswith("*Memory: 1 for " + CITED)
     assert [m.name for m in read.shown] == ["Never split CSV rows by hand"]
     assert read.shown[0].signals == {"references": 1.0}
+    assert read.shown[0].mark == "", "the cited file is not in the demo's tree: no anchor, nothing checked"
 
-    asked = records["prompt"]  # nothing in the bank answers it: recorded, shown empty
-    assert asked.shown == () and asked.diagnostic == ""
+    asked = records["prompt"]  # nothing in the bank answers it: recorded, shown empty, and why
+    assert asked.shown == () and asked.diagnostic.endswith("| nothing over the floor*")
     assert asked.trigger.startswith("zzzzqqq xkcdvv") and "ghp_A1b2" not in asked.trigger
+
+
+def test_a_file_hook_with_nothing_new_records_that_it_was_shown_already(world):
+    run_hook(world, "session-start", {"hook_event_name": "SessionStart", "source": "startup"})
+    done = run_hook(world, "pre-tool-use", {"hook_event_name": "PreToolUse", "tool_name": "Read",
+                                            "tool_input": {"file_path": CITED}})
+    assert done.stdout.strip() == "", "the session start showed the CSV learning: nothing new to say"
+    [read] = journal(world).recent(session_id="sess-1", limit=1)
+    assert read.hook == "file" and read.shown == ()
+    assert read.diagnostic.endswith("| already shown in this session: 1*"), read.diagnostic
+    run_hook(world, "pre-tool-use", {"hook_event_name": "PreToolUse", "tool_name": "Read",
+                                     "tool_input": {"file_path": "README.md"}}, session="sess-5")
+    [other] = journal(world).recent(session_id="sess-5")
+    assert other.shown == () and other.diagnostic.endswith("| no memory cites it*"), other.diagnostic
+
+
+def test_a_checked_current_citation_is_recorded_as_current(world):
+    home, project, store = world
+    (project / "src/parse").mkdir(parents=True)
+    (project / "src/parse/dates.py").write_text("def parse(text):\n    return text\n", encoding="utf-8")
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "the parser")
+    cite = {"name": "Dates arrive in three formats", "description": "Try ISO first, then the two legacy ones.",
+            "category": "patterns", "references": ["src/parse/dates.py"]}
+    done = run_in_process("memory_apps.cli", ["write", "--no-references-from-git", "--entry-json", json.dumps(cite),
+                                              "--project-root", project, "--global-store", store], home, cwd=project)
+    assert done.returncode == 0, done.stderr
+    run_hook(world, "pre-tool-use", {"hook_event_name": "PreToolUse", "tool_name": "Edit",
+                                     "tool_input": {"file_path": "src/parse/dates.py"}}, session="sess-6")
+    [read] = journal(world).recent(session_id="sess-6")
+    assert [(m.name, m.mark) for m in read.shown] == [("Dates arrive in three formats", "current")]
 
 
 def test_a_hook_whose_journal_cannot_be_written_answers_as_before(world):

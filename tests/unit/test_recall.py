@@ -78,7 +78,8 @@ def test_a_prompt_nothing_answers_gets_nothing_although_the_ranking_still_orders
         store.set_vector(entry_id, at_cosine(0.15))
     ranked = retrieve(store).search("zzzzqqq", limit=10)
     assert ranked.selected  # the spec ranking always has a first entry...
-    assert recall_for_prompt(retrieve(store), "zzzzqqq", None).shown == []  # ...the floor says it is no answer
+    nothing = recall_for_prompt(retrieve(store), "zzzzqqq", None)
+    assert nothing.shown == [] and nothing.already == 0  # ...the floor says it is no answer
 
 
 def test_what_the_session_was_shown_is_never_shown_again_and_the_next_best_come_instead():
@@ -88,6 +89,9 @@ def test_what_the_session_was_shown_is_never_shown_again_and_the_next_best_come_
     again = recall_for_prompt(retrieve(store), "tokenising parser input", None, already_shown=seen)
     assert not seen & {r.entry.id for r in again.shown}
     assert {r.entry.id for r in again.shown} <= set(strong) and again.shown
+    assert first.already == 0 and again.already == len(seen), "how many it left out as shown already"
+    all_strong = recall_for_prompt(retrieve(store), "tokenising parser input", None, already_shown=set(strong))
+    assert all_strong.shown == [] and all_strong.already >= len(seen), "nothing new: the record says why"
 
 
 def test_without_the_model_the_keyword_floor_decides():
