@@ -7,7 +7,7 @@ Run from the repository root:
                                           [--review-timeout 600] [--smoke] [--out PATH]
 
 Each backend gets a store of the synthetic rows the other benchmarks use (with a spread of sources, projects,
-scopes and recall times), a `MemoryService` opened as `iflow-memory ui` opens it (tool "ui", keyword search:
+scopes and recall times) and a full injection journal (1,000 records, benchmarks/viewer/journal.py), a `MemoryService` opened as `iflow-memory ui` opens it (tool "ui", keyword search:
 memory_embedding_provider none) and the viewer's app (`create_app`) served by uvicorn on 127.0.0.1, as
 `iflow-memory ui` serves it, in a process of its own (benchmarks/viewer/measure.py). An httpx client signs in with the launch token, then GETs each page over real HTTP,
 in a rotating order, `--rounds` times after one warm-up: medians (and p95) of the whole request. A page whose
@@ -80,8 +80,11 @@ def measure_backend(backend: str, work: Path, entries: int, rounds: int, review_
             env[DATABASE_URL_ENV] = url
         else:
             built = stores.build_sqlite(store_dir / "memory.db", entries)
+        from benchmarks.viewer.journal import fill_journal
+
+        journaled = fill_journal(store_dir, [row[0] for row in stores.viewer_rows(min(built, 1000))])
         build_s = round(time.perf_counter() - started, 1)
-        log(f"{backend}: {built} entries in {build_s} s; serving the viewer")
+        log(f"{backend}: {built} entries and {journaled} journal records in {build_s} s; serving the viewer")
         child = subprocess.Popen([sys.executable, "-m", "benchmarks.viewer.measure", str(store_dir), str(project),
                                   str(built), str(rounds), str(review_timeout), str(out)], env=env, cwd=str(ROOT))
         try:
@@ -96,7 +99,7 @@ def measure_backend(backend: str, work: Path, entries: int, rounds: int, review_
         for label, path in REVIEW_PAGES.items():
             numbers["pages"].setdefault(label, {"path": path, "not_asked": "the server was still computing the "
                                                 "page before it"})
-        return {"entries": built, "build_s": build_s, **numbers}
+        return {"entries": built, "journal_records": journaled, "build_s": build_s, **numbers}
     finally:
         if server is not None:
             server.stop()

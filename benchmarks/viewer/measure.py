@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common.stats import latency
+from benchmarks.viewer.journal import NEWEST_SESSION
 
 PER_PAGE = 50  # the listing's default page size
 
@@ -29,7 +30,8 @@ def quick_pages(entry_id: str, entries: int) -> dict[str, str]:
             "/memories (last page)": f"/memories?sort=-updated&page={last}",
             "/memories?q=": "/memories?q=retry+parser+timeout",
             "/memories/{id}": f"/memories/{entry_id}",
-            "/sessions": "/sessions", "/overview": "/overview"}
+            "/sessions": "/sessions", "/sessions?session=": f"/sessions?session={NEWEST_SESSION}",
+            "/overview": "/overview"}
 
 
 REVIEW_PAGES = {"/review": "/review", "/memories?stale=1": "/memories?stale=1"}

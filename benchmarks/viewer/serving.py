@@ -41,7 +41,8 @@ class Served:
         self.client = httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=False, timeout=1800)
         if launch_url:
             answer = self.client.get(launch_url)
-            if answer.status_code != 303:
+            # the landing page sets the cookie and answers 200 (it refreshes to a clean path); a redirect did once
+            if answer.status_code not in (200, 303) or not self.client.cookies:
                 raise RuntimeError(f"signing in with the launch URL answered {answer.status_code}")
         return self.client
 
