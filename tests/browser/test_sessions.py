@@ -26,6 +26,11 @@ def test_the_last_session_shows_what_its_start_injected_and_why(page, viewer):
     assert len(names) == 20, "the default limit from the real bank"
     missing = [name for name in names if name not in shown]
     assert not missing, f"every injected memory is listed; missing: {missing}"
+    row = page.locator(f"#sessions tr[data-session='{SESSION_ID}']")
+    assert row.locator("td.num").first.inner_text() == "2", "the list: its start and its prompt"
+    with page.expect_navigation():
+        row.locator("a").click()
+    assert page.url.endswith(f"/sessions?session={SESSION_ID}") and SESSION_ID in text(page)
 
 
 def test_the_prompt_hook_shows_its_prompt_and_its_learnings(page, viewer):
