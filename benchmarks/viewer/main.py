@@ -145,6 +145,15 @@ def print_report(numbers: dict) -> None:
             cells += [floor.get("median_ms", ""), floor.get("p95_ms", ""), ""]
         rows.append(cells + [""])
     print(table(headers, rows, right=range(1, 1 + 3 * len(backends))))
+    for b, found in backends.items():
+        ready = found.get("review_ready_s")
+        computing = {label: page.get("while_computing", {}) for label, page in found["pages"].items()
+                     if "while_computing" in page}
+        said = ", ".join(f"{label} {c.get('first_ms', '?')} ms ({c.get('status', 'no answer')})"
+                         for label, c in computing.items())
+        print(f"\n{b}: the review the launch starts was kept after {ready} s" if ready is not None else
+              f"\n{b}: the review was not ready in time", end="")
+        print(f"; while it computed: {said}." if said else ".")
     load = numbers["load"]
     print(f"\nLoad average {' / '.join(map(str, load['loadavg_at_start']))} at the start, "
           f"{' / '.join(map(str, load['loadavg_at_end']))} at the end (the machine's other work slows every row).")

@@ -176,3 +176,15 @@ def test_anchors(tmp_path):
     assert set(numbers["ratio_to_baseline"]) == {"cold", "warm"}
     assert numbers["results"]["baseline"]["check_lines_median"] == 0  # no anchors, no marks
     assert numbers["results"]["warm"]["check_lines_median"] > 0  # the changed files are marked
+
+
+def test_viewer(tmp_path):
+    pytest.importorskip("pgserver", reason="the viewer benchmark runs on PostgreSQL too: pgserver (the dev extra)")
+    out = tmp_path / "viewer.json"
+    result = _run(["-m", "benchmarks", "viewer", "--smoke", "--out", out], tmp_path)
+    assert "# The viewer's pages at 10k entries" in result.stdout
+    numbers = json.loads(out.read_text(encoding="utf-8"))
+    for backend, found in numbers["backends"].items():
+        assert found["complete"], backend
+        assert {"/memories", "/memories/{id}", "/review", "/sessions", "/overview"} <= set(found["pages"])
+        assert all(page.get("status") == 200 for page in found["pages"].values()), backend

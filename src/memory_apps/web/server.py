@@ -79,10 +79,12 @@ def serve(service, sock: socket.socket, read_only: bool, open_browser: bool) -> 
     import uvicorn
 
     from memory_apps.web.app import create_app
+    from memory_apps.web.pages.review import start_review
     from memory_apps.web.options import ViewerOptions
 
     options = ViewerOptions(port=sock.getsockname()[1], read_only=read_only, project_root=service.project_root)
     app = create_app(service, options)
+    start_review(app)
     url = options.launch_url()
     print(url, flush=True)  # the first line on stdout: scripts and tests read it
     mode = "read-only, " if read_only else ""
