@@ -13,6 +13,7 @@ from memory_core.entries.records import Entry, HistoryEvent, RetiredEntry
 from memory_core.safety.inert import one_line, strip_controls
 
 NOT_CHECKED = "not checked"
+DETAIL_ORDER = ("fields", "old_id", "new_id")
 
 
 @dataclass
@@ -75,7 +76,8 @@ def event(event: HistoryEvent) -> EventView:
     detail = dict(event.detail or {})
     if detail.get("old_id") is not None and detail.get("old_id") == detail.get("new_id"):
         del detail["old_id"], detail["new_id"]
-    text = "; ".join(f"{key}: {_value(value)}" for key, value in detail.items())
+    first = [key for key in DETAIL_ORDER if key in detail]  # what changed, then the ids, then the rest
+    text = "; ".join(f"{key}: {_value(detail[key])}" for key in first + [k for k in detail if k not in first])
     return EventView(moment(event.at), event.actor, event.action, text)
 
 
