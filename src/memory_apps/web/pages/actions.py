@@ -50,7 +50,7 @@ async def action(request):
     if name == "delete" and form.get("confirm") != "yes":
         return show(request, located, confirm_delete=True)
     try:
-        target, message, *warning = HANDLERS[name](service, located.entry_id, form)
+        target, message, *warning = HANDLERS[name](service, located.entry_id, form)  # see HANDLERS
     except (InvalidEntry, ActionFailed) as exc:
         message = f"{exc.field}: {exc.message}" if isinstance(exc, InvalidEntry) else str(exc)
         kept = {k: form.get(k, "") for k in LEARNING_FIELDS} if name in ("edit", "supersede") else None
@@ -140,6 +140,7 @@ def _delete(service, entry_id: str, form):
     return "/memories", f"Deleted {entry_id}."
 
 
+# Each handler returns (the page to go back to, the message), and True third when the message is a warning.
 HANDLERS = {"edit": _edit, "confirm": _confirm, "retire": _retire, "restore": _restore, "supersede": _supersede,
             "promote": _promote, "delete": _delete}
 
