@@ -9,8 +9,9 @@ from memory_apps.formatting import database_failed, fail
 from memory_apps.store_paths import STORE_HELP, global_store_dir, missing_for_reading
 from memory_core.errors import StorageError
 
-EPILOG = """Serves pages on 127.0.0.1 only and prints the address, with a one-time token, as the first line; the
-browser that opens it keeps a cookie, any other client is refused. Ctrl-C stops it.
+EPILOG = """Serves pages on 127.0.0.1 only and prints the address, with a token made for this launch, as the first
+line; the same address works until the viewer stops. The browser that opens it keeps a cookie; any other client is
+refused. Ctrl-C stops it.
 
 examples:
   iflow-memory ui

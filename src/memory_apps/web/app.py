@@ -14,6 +14,7 @@ from starlette.staticfiles import StaticFiles
 
 from memory_apps.web.options import ViewerOptions
 from memory_apps.web.security import Guard
+from memory_apps.web.store_label import store_label
 from memory_core.errors import StorageError
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -57,5 +58,6 @@ def create_app(service, options: ViewerOptions) -> Starlette:
                     exception_handlers={StorageError: _storage_failed})
     app.state.service = service
     app.state.options = options
+    app.state.store_label = store_label(service)  # named in every page's footer
     app.state.flashes = OrderedDict()  # messages kept for the page a POST redirects to (rendering.keep_flash)
     return app

@@ -89,12 +89,13 @@ def _taken_flash(request: Request) -> tuple[Optional[str], bool]:
 
 def render(request: Request, template: str, status_code: int = 200, flash: Optional[str] = None,
            flash_error: bool = False, **context: Any) -> HTMLResponse:
-    """A page from its template, with `nav`, `current` (the path), `csrf_token`, `read_only` and `flash` (this
-    one, or the one a POST kept for the redirect, `?flash=`)."""
+    """A page from its template, with `nav`, `current` (the path), `csrf_token`, `read_only`, `store_label` (the
+    footer's) and `flash` (this one, or the one a POST kept for the redirect, `?flash=`)."""
     options = request.app.state.options
     if flash is None:
         flash, flash_error = _taken_flash(request)
     page = ENV.get_template(template).render(
         nav=NAV, current=request.url.path, csrf_token=options.csrf_token, read_only=options.read_only,
-        flash=flash, flash_error=flash_error, request=request, **context)
+        flash=flash, flash_error=flash_error, request=request,
+        store_label=getattr(request.app.state, "store_label", ""), **context)
     return HTMLResponse(page, status_code=status_code)

@@ -88,7 +88,8 @@ def serve(service, sock: socket.socket, read_only: bool, open_browser: bool) -> 
     url = options.launch_url()
     print(url, flush=True)  # the first line on stdout: scripts and tests read it
     mode = "read-only, " if read_only else ""
-    print(f"iflow-memory ui: serving {service.global_store} ({mode}Ctrl-C stops it)", file=sys.stderr, flush=True)
+    label = app.state.store_label  # the backend, and a PostgreSQL URL with its password masked
+    print(f"iflow-memory ui: serving {label} ({mode}Ctrl-C stops it)", file=sys.stderr, flush=True)
     opened: list = []
     if open_browser:
         threading.Thread(target=lambda: opened.append(open_in_browser(url)), daemon=True).start()

@@ -96,6 +96,6 @@ def test_search_results_sort_by_a_column_and_back_to_relevance(viewer):
            for name in ("Zed csv rule", "Alpha csv rule")}
     by_name = viewer.client.get("/memories", params={"q": "csv delimiter", "sort": "name"})
     assert ids_in(by_name) == [ids["Alpha csv rule"], ids["Zed csv rule"]]
-    assert 'href="/memories?q=csv+delimiter">relevance</a>' in by_name.text
+    assert 'href="/memories?q=csv+delimiter" class="sort" title="sort by relevance">relevance</a>' in by_name.text
     assert ids_in(viewer.client.get("/memories", params={"q": "csv delimiter", "sort": "-name"})) == [
         ids["Zed csv rule"], ids["Alpha csv rule"]]

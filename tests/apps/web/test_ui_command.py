@@ -61,6 +61,7 @@ def test_prints_the_url_first_serves_it_and_stops_quietly_on_ctrl_c(store):
             process.communicate()
     assert process.returncode == 0, err
     assert out == "" and "Traceback" not in err, "nothing after the URL: no access log, no Ctrl-C trace"
+    assert f"iflow-memory ui: serving SQLite {global_store / 'memory.db'} (Ctrl-C stops it)" in err
 
 
 def test_a_missing_store_fails_before_listening(tmp_path, isolated_home):

@@ -50,7 +50,7 @@ async def action(request):
     if name == "delete" and form.get("confirm") != "yes":
         return show(request, located, confirm_delete=True)
     try:
-        target, message = HANDLERS[name](service, located.entry_id, form)
+        target, message, *warning = HANDLERS[name](service, located.entry_id, form)  # see HANDLERS
     except (InvalidEntry, ActionFailed) as exc:
         message = f"{exc.field}: {exc.message}" if isinstance(exc, InvalidEntry) else str(exc)
         kept = {k: form.get(k, "") for k in LEARNING_FIELDS} if name in ("edit", "supersede") else None
@@ -59,7 +59,7 @@ async def action(request):
     review_changed(request.app)
     if name != "supersede":  # a superseded memory's page shows the new one; the others go back where asked
         target = back_to(form.get("next"), target)
-    return RedirectResponse(f"{target}?flash={keep_flash(request, message)}", status_code=303)
+    return RedirectResponse(f"{target}?flash={keep_flash(request, message, error=bool(warning))}", status_code=303)
 
 
 def back_to(wanted, default: str) -> str:
@@ -78,15 +78,36 @@ def _edit(service, entry_id: str, form):
         raise ActionFailed("it is not a live memory")
     if not edited.changed:
         return f"/memories/{edited.id}", "Nothing changed."
-    # A new description gives the memory a new id; its old one still leads here (`locate` follows edits).
-    return f"/memories/{edited.id}", f"Saved: {', '.join(edited.changed)} changed."
+    saved = f"Saved: {', '.join(edited.changed)} changed."
+    if edited.id != edited.old_id:  # a new description gives a new id; `locate` follows the old one here
+        saved += f" New id {edited.id}; the old id {edited.old_id} still finds it."
+    return f"/memories/{edited.id}", saved
 
 
 def _confirm(service, entry_id: str, form):
     confirmed = service.confirm(entry_id)
     if confirmed is None:
         raise ActionFailed("only a live memory can be confirmed")
-    return f"/memories/{entry_id}", f"Confirmed: {confirmed.summary()}"
+    target = f"/memories/{entry_id}"
+    if confirmed.gone and not confirmed.anchored:  # nothing anchored: a warning, not a success
+        return target, f"Not confirmed: {_gone(confirmed.gone)}, so nothing could be anchored to the code. " \
+            f"Supersede it with {_instead(confirmed.gone)}, or retire it.", True
+    if confirmed.gone:
+        return target, f"Partly confirmed: {confirmed.anchored} of {confirmed.cited} citations anchored; " \
+            f"{_gone(confirmed.gone)}. Supersede it with {_instead(confirmed.gone)}, or retire it.", True
+    return target, f"Confirmed: {confirmed.summary()}"
+
+
+def _gone(states) -> str:
+    """The citations whose file is absent, in words ("src/a.py is gone (moved to src/b.py)")."""
+    from memory_core.anchors.regions import parse_reference
+
+    return "; ".join(f"{one_line(parse_reference(s.reference).path)} is gone"
+                     + (f" (moved to {one_line(s.moved_to)})" if s.moved_to else "") for s in states)
+
+
+def _instead(states) -> str:
+    return "the new path" if any(s.moved_to for s in states) else "what is true now"
 
 
 def _retire(service, entry_id: str, form):
@@ -114,11 +135,12 @@ def _promote(service, entry_id: str, form):
 
 
 def _delete(service, entry_id: str, form):
-    if not service.delete(entry_id):
-        raise ActionFailed("it is not a live memory")
+    if not service.delete(entry_id):  # a retired memory is deleted too, as `iflow-memory delete` does
+        raise ActionFailed("it is no longer stored")
     return "/memories", f"Deleted {entry_id}."
 
 
+# Each handler returns (the page to go back to, the message), and True third when the message is a warning.
 HANDLERS = {"edit": _edit, "confirm": _confirm, "retire": _retire, "restore": _restore, "supersede": _supersede,
             "promote": _promote, "delete": _delete}
 

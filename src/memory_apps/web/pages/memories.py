@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
+from memory_apps.web.pages.memory import known_projects
 from memory_apps.web.pages.review import ReviewPending, stale_ids
 from memory_apps.web.rendering import render
 from memory_apps.web.views.listing import ListingRequest, listing, page_of, parse_listing, row
@@ -54,14 +55,17 @@ def _searched(service, wanted: ListingRequest, stale):
     relevance = {r.entry.id: r.relevance for r in found.selected}
     query = wanted.browse_query(stale)
     page = page_of([r.entry for r in found.selected], query, keep_order=not wanted.sort)
-    return listing(wanted, page, [row(e, relevance.get(e.id)) for e in page.entries], "search")
+    names, states = known_projects(service), found.anchors  # the search checked its results' citations
+    rows = [row(e, relevance.get(e.id), names=names, states=states.get(e.id, ())) for e in page.entries]
+    return listing(wanted, page, rows, "search")
 
 
 def _retired(service, wanted: ListingRequest, stale):
     retired = {r.entry.id: r for r in service.retired_entries()}  # newest first
     query = wanted.browse_query(stale)
     page = page_of([r.entry for r in retired.values()], query, keep_order=not wanted.sort)
-    rows = [row(e, retired=_retired_note(retired[e.id])) for e in page.entries]
+    names = known_projects(service)  # a retired memory's citations are not checked (its page does not either)
+    rows = [row(e, retired=_retired_note(retired[e.id]), names=names) for e in page.entries]
     return listing(wanted, page, rows, "retired")
 
 
@@ -75,7 +79,14 @@ def _retired_note(retired) -> str:
 def _browsed(service, wanted: ListingRequest, stale):
     query = wanted.browse_query(stale)
     page = service.container.store().browse(query)  # filters, order and paging in SQL (EntryBrowser)
-    return listing(wanted, page, [row(e) for e in page.entries], "browse")
+    names, states = known_projects(service), _states(service, page.entries)
+    return listing(wanted, page, [row(e, names=names, states=states.get(e.id, ())) for e in page.entries], "browse")
+
+
+def _states(service, entries) -> dict:
+    """The citation states of this page's entries only (at most a page: a whole store's check would be slow)."""
+    cited = [e for e in entries if e.anchors]
+    return service.citations(cited) if cited else {}
 
 
 routes = [Route("/memories", memories_page)]

@@ -10,8 +10,10 @@ from starlette.routing import Route
 
 from memory_apps.web.rendering import render
 from memory_apps.web.views.memory import memory_view, states_of
+from memory_apps.web.views.scopes import project_names
 from memory_core.entries.records import CATEGORIES
 from memory_core.errors import InvalidEntry
+from memory_core.policies.bank_trust import BANK_PREFIX
 from memory_core.safety.inert import one_line
 from memory_core.usecases.reconcile_audit import from_users_bank
 
@@ -34,6 +36,11 @@ async def memory_page(request):
     return show(request, located)
 
 
+def known_projects(service) -> dict[str, str]:
+    """{project identity: name} of every project whose knowledge bank was imported (a kept entry names its own)."""
+    return project_names(service.container.store().metadata_items(BANK_PREFIX))
+
+
 def missing(request, text: str, message: str, status_code: int):
     """The page for an id that names no memory (or is malformed, or ambiguous)."""
     return render(request, "memory_missing.html", status_code=status_code, flash=message, flash_error=True,
@@ -46,7 +53,7 @@ def show(request, located, flash: Optional[str] = None, flash_error: bool = Fals
     service = request.app.state.service
     entry = located.entry if located.entry is not None else located.retired.entry
     states = states_of(service.citations([entry]), entry.id) if located.entry is not None and entry.anchors else []
-    view = memory_view(entry, located.retired, states, service.history(entry.id))
+    view = memory_view(entry, located.retired, states, service.history(entry.id), known_projects(service))
     if form is not None:
         view.form = {**view.form, **form}
     return render(request, "memory.html", status_code=status_code, flash=flash, flash_error=flash_error, view=view,
@@ -55,9 +62,10 @@ def show(request, located, flash: Optional[str] = None, flash_error: bool = Fals
 
 
 def _actions(located) -> tuple[str, ...]:
-    """The actions that apply: a live memory's, or restore for a retired one (promote only when kept to a repo)."""
+    """The actions that apply: a live memory's, or restore and delete for a retired one (promote only when kept to
+    a repo)."""
     if located.entry is None:
-        return ("restore",)
+        return ("restore", "delete")
     promote = ("promote",) if located.entry.scope is not None else ()
     edit = () if from_users_bank(located.entry) else ("edit",)  # its bank's file is the one to edit (ADR 26)
     return edit + ("confirm", "retire", "supersede") + promote + ("delete",)

@@ -8,6 +8,8 @@ from datetime import datetime, timezone
 from typing import Callable, Mapping, Optional, Sequence
 from urllib.parse import urlencode
 
+from memory_apps.web.views.scopes import SeenBy, seen_by
+from memory_core.anchors.states import AnchorState
 from memory_core.entries.browsing import DEFAULT_SORT, SORTS, BrowsePage, BrowseQuery, InvalidBrowse
 from memory_core.entries.records import CATEGORIES, SOURCES, Entry
 
@@ -19,6 +21,8 @@ COLUMNS = (  # (title, sort key or None, numeric)
     ("recalls", "recalls", True), ("last shown", "last_shown", False), ("updated", "updated", False),
 )
 _OLDEST = datetime.min.replace(tzinfo=timezone.utc)
+MARKED_STATES = ("changed", "moved", "missing")
+"""The citation states a row marks (a current citation needs no mark), in this order."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,28 @@ class Row:
     updated: str
     relevance: Optional[str] = None
     retired: Optional[str] = None
+    seen_by_title: str = ""
+    """The full identity of the repository a kept entry stays in ("" for every project)."""
+    marks: tuple["Mark", ...] = ()
+    """Its citations that no longer match the code, by state."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A citation state shown beside a memory's name (changed, moved, missing), with what it means."""
+
+    state: str
+    note: str
+
+
+def marks(states: Sequence[AnchorState]) -> tuple[Mark, ...]:
+    """One mark per state its citations are in, other than current; the note names each citation."""
+    found = []
+    for state in MARKED_STATES:
+        notes = [s.note() for s in states if s.state == state]
+        if notes:
+            found.append(Mark(state, "; ".join(notes)))
+    return tuple(found)
 
 
 @dataclass
@@ -164,16 +190,13 @@ def day(moment: Optional[datetime]) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%d") if moment else ""
 
 
-def seen_by(entry: Entry) -> str:
-    """Who may see the entry: every project (universal, trusted), or only the repository it is kept to."""
-    return "every project" if entry.scope is None else f"kept to {entry.scope}"
-
-
-def row(entry: Entry, relevance: Optional[float] = None, retired: Optional[str] = None) -> Row:
-    """The table row of one entry."""
-    return Row(entry.id, entry.category, entry.name, entry.source, entry.source_project or "", seen_by(entry),
+def row(entry: Entry, relevance: Optional[float] = None, retired: Optional[str] = None,
+        names: Optional[Mapping[str, str]] = None, states: Sequence[AnchorState] = ()) -> Row:
+    """The table row of one entry; `names` names the projects kept entries stay in, `states` are its citations'."""
+    seen: SeenBy = seen_by(entry.scope, names)
+    return Row(entry.id, entry.category, entry.name, entry.source, entry.source_project or "", seen.text,
                entry.observation_count, entry.recall_count, day(entry.last_recalled_at), day(entry.updated_at),
-               None if relevance is None else f"{relevance:.2f}", retired)
+               None if relevance is None else f"{relevance:.2f}", retired, seen.title, marks(states))
 
 
 def headers(request: ListingRequest, natural: str) -> list[Header]:

@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Mapping, Optional, Sequence
 
-from memory_apps.web.views.listing import seen_by
+from memory_apps.web.views.scopes import SeenBy, seen_by
 from memory_core.anchors.states import AnchorState
 from memory_core.entries.records import Entry, HistoryEvent, RetiredEntry
 from memory_core.safety.inert import one_line, strip_controls
 
 NOT_CHECKED = "not checked"
+DETAIL_ORDER = ("fields", "old_id", "new_id")
 
 
 @dataclass
@@ -40,7 +41,7 @@ class MemoryView:
 
     entry: Entry
     live: bool
-    seen_by: str
+    seen_by: SeenBy
     references: list[ReferenceView]
     history: list[EventView]
     created: str
@@ -70,9 +71,20 @@ def references(entry: Entry, states: Sequence[AnchorState]) -> list[ReferenceVie
 
 
 def event(event: HistoryEvent) -> EventView:
-    """A history event in words."""
-    detail = ", ".join(f"{key}: {value}" for key, value in sorted(event.detail.items()))
-    return EventView(moment(event.at), event.actor, event.action, detail)
+    """A history event in words, as `show` prints it: a list as its items (`fields: description, reasoning`),
+    an edit's ids only when the edit gave a new one."""
+    detail = dict(event.detail or {})
+    if detail.get("old_id") is not None and detail.get("old_id") == detail.get("new_id"):
+        del detail["old_id"], detail["new_id"]
+    first = [key for key in DETAIL_ORDER if key in detail]  # what changed, then the ids, then the rest
+    text = "; ".join(f"{key}: {_value(detail[key])}" for key in first + [k for k in detail if k not in first])
+    return EventView(moment(event.at), event.actor, event.action, text)
+
+
+def _value(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    return "" if value is None else str(value)
 
 
 def edit_form(entry: Entry) -> dict:
@@ -85,9 +97,10 @@ def edit_form(entry: Entry) -> dict:
 
 
 def memory_view(entry: Entry, retired: Optional[RetiredEntry], states: Sequence[AnchorState],
-                history: Sequence[HistoryEvent]) -> MemoryView:
-    """The view of a live entry (`retired` None) or a retired one."""
-    view = MemoryView(entry, retired is None, seen_by(entry), references(entry, states),
+                history: Sequence[HistoryEvent], names: Optional[Mapping[str, str]] = None) -> MemoryView:
+    """The view of a live entry (`retired` None) or a retired one; `names` names the projects kept entries stay
+    in (their bank records)."""
+    view = MemoryView(entry, retired is None, seen_by(entry.scope, names), references(entry, states),
                       [event(e) for e in history], moment(entry.created_at), moment(entry.updated_at),
                       moment(entry.last_recalled_at) or "never", keywords=", ".join(entry.keywords),
                       form=edit_form(entry))
