@@ -323,6 +323,19 @@ def git(project: Path, *args: str) -> None:
                    timeout=TIMEOUT_S)
 
 
+def committed_project(project: Path, files: Mapping[str, str], **settings: object) -> Path:
+    """A git project whose `files` (relative path -> text) are committed, with these settings (keyword search
+    only unless told otherwise): what a learning's citations are checked against."""
+    for relative, text in files.items():
+        (project / relative).parent.mkdir(parents=True, exist_ok=True)
+        (project / relative).write_text(text)
+    write_settings(project, **{"embedding_provider": "none", **settings})
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "first")
+    return project
+
+
 def write_active_feature(project: Path, folder: str, slug: str, spec: str, **meta: str) -> Path:
     """P/docs/features/<folder>: a .meta.json naming `slug` the active feature (plus `meta`) and `spec` as spec.md."""
     feature = project / "docs" / "features" / folder

@@ -10,7 +10,7 @@ import pytest
 
 from memory_core.entries.hashing import content_hash
 from memory_core.errors import InvalidEntry
-from tests._helpers import git, write_settings
+from tests._helpers import committed_project, git
 
 pytestmark = pytest.mark.slow
 
@@ -21,13 +21,7 @@ def memory(tmp_path, isolated_home, backend, monkeypatch):
 
     for key, value in backend.env.items():  # the service built here uses `backend`'s store
         monkeypatch.setenv(key, value)
-    project = tmp_path / "bank-app"
-    (project / "src").mkdir(parents=True)
-    (project / "src" / "export.py").write_text("def export(rows):\n    return rows\n")
-    write_settings(project, embedding_provider="none")
-    git(project, "init", "-q")
-    git(project, "add", ".")
-    git(project, "commit", "-qm", "first")
+    project = committed_project(tmp_path / "bank-app", {"src/export.py": "def export(rows):\n    return rows\n"})
     with MemoryService(global_store=str(tmp_path / "global-store"), project_root=str(project)) as service:
         yield service
 

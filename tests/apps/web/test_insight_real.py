@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_core.session.journal import InjectionRecord, ShownMemory
-from tests._helpers import git, write_settings
+from tests._helpers import committed_project
 from tests.apps.web.conftest import make_viewer
 
 pytest.importorskip("starlette", reason="the viewer needs the ui extra: pip install 'iflow-memory[ui]'")
@@ -19,13 +19,7 @@ def git_service(tmp_path, isolated_home):
     """A service over a git project whose src/export.py a learning can cite."""
     from memory_apps.service import MemoryService
 
-    project = tmp_path / "shop"
-    (project / "src").mkdir(parents=True)
-    (project / "src" / "export.py").write_text("def export(rows):\n    return rows\n")
-    write_settings(project, embedding_provider="none")
-    git(project, "init", "-q")
-    git(project, "add", ".")
-    git(project, "commit", "-qm", "first")
+    project = committed_project(tmp_path / "shop", {"src/export.py": "def export(rows):\n    return rows\n"})
     with MemoryService(global_store=str(tmp_path / "store"), project_root=str(project), tool="ui",
                        create=True) as opened:
         yield opened

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests._helpers import git, write_settings
+from tests._helpers import committed_project
 from tests.apps.web.conftest import make_viewer
 from tests.apps.web.test_actions import flash_after
 
@@ -85,14 +85,8 @@ def git_service(tmp_path, isolated_home):
     """A service over a git project whose src/sniff.py and src/export.py a learning can cite."""
     from memory_apps.service import MemoryService
 
-    project = tmp_path / "shop"
-    (project / "src").mkdir(parents=True)
-    (project / "src" / "sniff.py").write_text("def sniff(text):\n    return ','\n")
-    (project / "src" / "export.py").write_text("def export(rows):\n    return rows\n")
-    write_settings(project, embedding_provider="none")
-    git(project, "init", "-q")
-    git(project, "add", ".")
-    git(project, "commit", "-qm", "first")
+    project = committed_project(tmp_path / "shop", {"src/sniff.py": "def sniff(text):\n    return ','\n",
+                                                    "src/export.py": "def export(rows):\n    return rows\n"})
     with MemoryService(global_store=str(tmp_path / "store"), project_root=str(project), tool="ui",
                        create=True) as opened:
         yield opened

@@ -7,11 +7,12 @@ from __future__ import annotations
 from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
-from memory_apps.web.pages.memory import missing, show
+from memory_apps.web.pages.memory import locate_or_answer, missing, show
 from memory_apps.web.pages.review import review_changed
 from memory_apps.web.rendering import keep_flash
 from memory_core.errors import InvalidEntry
 from memory_core.safety.inert import one_line
+from memory_core.usecases.lifecycle.locate import Located
 
 ACTIONS = ("edit", "confirm", "retire", "restore", "supersede", "promote", "delete")
 NEXT_PAGES = ("/memories", "/review", "/sessions", "/overview")
@@ -40,12 +41,9 @@ async def action(request):
     if name not in ACTIONS:
         return missing(request, text, f"no action {one_line(name)}", 404)
     service = request.app.state.service
-    try:
-        located = service.locate(text)
-    except InvalidEntry as exc:
-        return missing(request, text, one_line(exc.message), 400)
-    if located is None:
-        return missing(request, text, f"no memory with id {one_line(text)}", 404)
+    located = locate_or_answer(request, text)
+    if not isinstance(located, Located):
+        return located
     form = await request.form()
     if name == "delete" and form.get("confirm") != "yes":
         return show(request, located, confirm_delete=True)

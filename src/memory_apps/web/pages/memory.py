@@ -15,21 +15,30 @@ from memory_core.entries.records import CATEGORIES
 from memory_core.errors import InvalidEntry
 from memory_core.policies.bank_trust import BANK_PREFIX
 from memory_core.safety.inert import one_line
+from memory_core.usecases.lifecycle.locate import Located
 from memory_core.usecases.reconcile_audit import from_users_bank
 
 CONFIDENCES = ("high", "medium", "low")
 
 
-async def memory_page(request):
-    """The page of the memory an id (or unique prefix, or an id an edit replaced) names."""
-    text = request.path_params["entry_id"]
-    service = request.app.state.service
+def locate_or_answer(request, text: str):
+    """What the id in the path names (`Located`), or the page that says it names nothing (a malformed id: 400,
+    an unknown one: 404)."""
     try:
-        located = service.locate(text)
+        located = request.app.state.service.locate(text)
     except InvalidEntry as exc:
         return missing(request, text, one_line(exc.message), 400)
     if located is None:
         return missing(request, text, f"no memory with id {one_line(text)}", 404)
+    return located
+
+
+async def memory_page(request):
+    """The page of the memory an id (or unique prefix, or an id an edit replaced) names."""
+    text = request.path_params["entry_id"]
+    located = locate_or_answer(request, text)
+    if not isinstance(located, Located):
+        return located
     if located.entry_id != text:  # a prefix or an edited-away id: the page of the whole, current id
         query = urlencode({k: v for k, v in request.query_params.items() if k == "flash"})
         return RedirectResponse(f"/memories/{located.entry_id}" + (f"?{query}" if query else ""), status_code=303)
