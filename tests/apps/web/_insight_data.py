@@ -24,7 +24,8 @@ def entry(number: int, name: str, category: str = "patterns", recalls: int = 0, 
 def queues() -> ReviewQueues:
     """One of each queue: a stale entry with a changed and a missing citation, a pair, a superseded entry."""
     stale = entry(0xA1, HOSTILE_IMG)
-    first, second = entry(0xB1, "Quote CSV fields"), entry(0xB2, "Quote fields in CSV output")
+    first = entry(0xB1, "Quote CSV fields").with_changes(source_project="shop")
+    second = entry(0xB2, "Quote fields in CSV output").with_changes(source_project=None, source="retro")
     old = entry(0xC1, HOSTILE_SCRIPT)
     return ReviewQueues(
         stale=[StaleEntry(stale, (AnchorState("src/export.py:10", CHANGED), AnchorState("src/gone.py", MISSING),

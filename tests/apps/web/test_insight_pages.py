@@ -83,6 +83,7 @@ def test_review_shows_each_queue_with_its_actions():
     assert "cites src/gone.py, which no longer exists" in html and "0.93" in html
     assert f'href="/memories/{0xD1:016x}"' in html, "the superseding memory is a link"
     assert f'value="near-duplicate of {second}"' in html
+    assert "from shop" in html and "from retro" in html, "each side of a pair says where it came from"
     ids = re.findall(r'<form [^>]*? id="([^"]+)"', html)
     assert len(ids) == len(set(ids)) == len(forms), "one id per form, even for a memory in two queues"
     assert f'id="review-stale-retire-{stale_id}"' in html and f'id="review-pair-retire-{first}"' in html
@@ -110,7 +111,7 @@ def test_sessions_list_each_session_and_expand_the_newest():
     listing = html[html.index('<table id="sessions"'):]
     assert (listing.index('data-session="s-2"') < listing.index('data-session="s-1"')
             < listing.index('data-session=""')), "newest first"
-    assert 'href="/sessions?session=s-1"' in listing and "inject (no session)" in listing
+    assert 'href="/sessions?session=s-1"' in listing and "(no session id)" in listing
     s1 = listing[listing.index('data-session="s-1"'):listing.index('data-session=""')]
     assert "<td class=\"num\">2</td>" in s1 and "<td class=\"num\">3</td>" in s1, "2 injections, 3 memories"
     assert f"diag {'&lt;script&gt;'}" in s1, "the newest diagnostic line, escaped"

@@ -21,11 +21,13 @@ def memory_href(entry_id: str) -> Optional[str]:
 
 @dataclass(frozen=True)
 class EntryRef:
-    """An entry as a link: its whole id, its name on one line, its category."""
+    """An entry as a link: its whole id, its name on one line, its category, and where it came from (a project,
+    else its source: what tells two memories of the same name apart)."""
 
     id: str
     name: str
     category: str
+    origin: str = ""
 
     @property
     def href(self) -> str:
@@ -35,7 +37,7 @@ class EntryRef:
 
 def entry_ref(entry: Entry) -> EntryRef:
     """The link data of one entry (its name made inert: no controls, no line breaks)."""
-    return EntryRef(entry.id, one_line(entry.name), entry.category)
+    return EntryRef(entry.id, one_line(entry.name), entry.category, one_line(entry.source_project or entry.source))
 
 
 def ref_of(entry_id: str, name: str, category: str = "") -> EntryRef:

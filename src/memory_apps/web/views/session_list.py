@@ -13,7 +13,8 @@ from memory_core.safety.inert import one_line
 from memory_core.session.journal import InjectionSummary
 
 PAGE_SIZE = 25
-NO_SESSION_TITLE = "inject (no session)"
+NO_SESSION_TITLE = "(no session id)"
+"""Records without a session id: the `inject` command or the library, or a hook given none it could use."""
 
 
 @dataclass

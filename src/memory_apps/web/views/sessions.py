@@ -19,8 +19,9 @@ NONE_TEXTS = {"prompt": "Nothing shown: no memory was relevant enough.",
               "file": "Nothing shown: no memory cites this file, or those that do were shown earlier in this session."}
 """Why a hook showed nothing, for records that do not say (older ones; new ones say it on their diagnostic line)."""
 NONE_ALREADY = "Nothing new: what it calls for was already shown in this session."
-NO_SESSION = "without a session"
-"""How a group of `inject` records (the command or the library: no Claude Code session) is named."""
+NO_SESSION = "without a session id"
+"""How a group of records without a session id is named (`inject`, the library, or a hook given none it could
+use)."""
 
 
 @dataclass(frozen=True)
